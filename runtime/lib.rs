@@ -1,1 +1,22 @@
+//! tabula: a rules-as-data board-game engine.
+//!
+//! A ruleset folder (TOML components plus Rhai phase logic) is loaded once into [`rules::Rules`];
+//! a [`flow::Game`] plays it: zones, pieces, counters, dice, phases, prompts and a clock, with
+//! every seat seeing only its [`view::View`]. See `ARCHITECTURE.md` for the map of the code.
+
+pub mod agent;
+pub mod diag;
+pub mod event;
+pub mod flow;
 pub mod rng;
+pub mod rules;
+pub mod script;
+pub mod sim;
+pub mod state;
+pub mod view;
+
+pub use diag::{Diagnostic, Error};
+pub use flow::Game;
+pub use rules::load::{load, LoadOptions};
+pub use rules::Rules;
+pub use state::{Action, Value};

@@ -1,1 +1,213 @@
-fn main(){}
+//! The `tabula` command line: a thin layer over the library. Each subcommand parses its
+//! arguments, calls the library, and prints; all rendering of errors goes through `diag`.
+
+mod play;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use clap::{Parser, Subcommand};
+use tabula::diag::{render, Sources};
+use tabula::rules::load::{find_ruleset, list_rulesets, list_variants};
+use tabula::sim::{simulate, SimOptions, SimReport};
+use tabula::{load, Error, LoadOptions, Rules};
+
+/// tabula: a rules-as-data board-game engine.
+///
+/// Rulesets are folders of TOML and Rhai (under ./rulesets, or any path). Name one by its
+/// folder name (`east-berlin`) or give its path.
+#[derive(Parser)]
+#[command(name = "tabula", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which ruleset, with which variants and parameter overrides.
+#[derive(clap::Args, Clone)]
+struct RulesetArgs {
+    /// A ruleset name (see `tabula list`) or a path to a ruleset folder.
+    ruleset: String,
+    /// A variant from the ruleset's variants/ folder; may be repeated, applied in order.
+    #[arg(long = "variant", value_name = "VARIANT")]
+    variants: Vec<String>,
+    /// Override a parameter of [params], e.g. --set tunnel_length=12; may be repeated.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
+    sets: Vec<(String, String)>,
+}
+
+fn parse_set(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("expected NAME=VALUE, found `{text}`")),
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the rulesets found, with their variants.
+    List,
+    /// Load, validate and compile a ruleset; print every problem with file, line and column.
+    Check {
+        #[command(flatten)]
+        ruleset: RulesetArgs,
+    },
+    /// Play a game at the terminal. Each seat is shown only what it may know.
+    Play {
+        #[command(flatten)]
+        ruleset: RulesetArgs,
+        /// Who plays a seat: `--seat exile=human --seat police=random`. Seats not given are
+        /// played by the random agent, except the first, which is yours.
+        #[arg(long = "seat", value_name = "SEAT=human|random", value_parser = parse_set)]
+        seats: Vec<(String, String)>,
+        /// The game's seed (default: from the time of day).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Player count (default: the ruleset's smallest).
+        #[arg(long)]
+        players: Option<u8>,
+    },
+    /// Play many games with random agents and report outcomes, game length and speed.
+    Sim {
+        #[command(flatten)]
+        ruleset: RulesetArgs,
+        /// How many games.
+        #[arg(long, default_value_t = 1000)]
+        games: u64,
+        /// Seed of the run: game i is seeded from (seed, i).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Player count (default: the ruleset's smallest).
+        #[arg(long)]
+        players: Option<u8>,
+        /// Print one JSON object instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the JSON Schema of game.toml (what schema/ruleset.schema.json holds).
+    Schema,
+}
+
+fn load_rules(args: &RulesetArgs) -> Result<Rules, Error> {
+    let options = LoadOptions { variants: args.variants.clone(), overrides: args.sets.clone() };
+    load(&args.ruleset, &options)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprint!("{}", render(&e, &Sources::default()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Error> {
+    match cli.command {
+        Command::List => {
+            let found = list_rulesets();
+            if found.is_empty() {
+                println!("no rulesets found (looked in $TABULA_RULESETS, ./rulesets and the source tree)");
+            }
+            for (name, dir) in found {
+                let variants = list_variants(&dir);
+                let title = match load(dir.to_str().unwrap_or_default(), &LoadOptions::default()) {
+                    Ok(r) => format!("{} ({}-{} players)", r.name, r.players.0, r.players.1),
+                    Err(_) => "(does not load: run `tabula check`)".to_string(),
+                };
+                let variants = if variants.is_empty() { String::new() } else { format!("  variants: {}", variants.join(", ")) };
+                println!("{name:<14} {title}{variants}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check { ruleset } => {
+            find_ruleset(&ruleset.ruleset)?;
+            match load_rules(&ruleset) {
+                Ok(rules) => {
+                    println!(
+                        "{}: ok ({} zones, {} pieces, {} phases, {} actions, {} script hooks)",
+                        rules.id,
+                        rules.zones.len(),
+                        rules.pieces.len(),
+                        rules.phases.len(),
+                        rules.actions.len(),
+                        rules.hooks.len()
+                    );
+                    // A ruleset that loads can still fail when its hooks run: play one game.
+                    let rules = Rc::new(rules);
+                    let options = SimOptions { games: 1, ..SimOptions::default() };
+                    if let Err(e) = simulate(rules.clone(), &options, &mut |_| {}) {
+                        eprint!("{}", render(&e, &rules.sources));
+                        return Ok(ExitCode::FAILURE);
+                    }
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprint!("{}", render(&e, &Sources::default()));
+                    eprintln!("{}: {}", ruleset.ruleset, e);
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+        Command::Play { ruleset, seats, seed, players } => {
+            let rules = Rc::new(load_rules(&ruleset)?);
+            let seed = seed.unwrap_or_else(play::seed_from_time);
+            let result = play::play(rules.clone(), &seats, seed, players);
+            if let Err(e) = &result {
+                eprint!("{}", render(e, &rules.sources));
+                return Ok(ExitCode::FAILURE);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Sim { ruleset, games, seed, players, json } => {
+            let rules = Rc::new(load_rules(&ruleset)?);
+            let options = SimOptions { games, seed, players, ..SimOptions::default() };
+            let bar = progress_bar(games, json);
+            let report = simulate(rules.clone(), &options, &mut |done| {
+                if done % 64 == 0 || done == games {
+                    bar.set_position(done)
+                }
+            });
+            bar.finish_and_clear();
+            match report {
+                Ok(report) if json => println!("{}", serde_json::to_string(&report).unwrap_or_default()),
+                Ok(report) => print_summary(&report),
+                Err(e) => {
+                    eprint!("{}", render(&e, &rules.sources));
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Schema => {
+            print!("{}", tabula::rules::raw::json_schema());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// A progress bar on stderr, hidden when the output is JSON or stderr is not a terminal.
+fn progress_bar(games: u64, json: bool) -> indicatif::ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(games);
+    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+fn print_summary(r: &SimReport) {
+    let variants = if r.variants.is_empty() { String::new() } else { format!(" + {}", r.variants.join(" + ")) };
+    println!("{}{variants}: {} games, {} players, seed {}", r.ruleset, r.games, r.players, r.seed);
+    for (name, count) in &r.outcomes {
+        let share = if r.games > 0 { 100.0 * *count as f64 / r.games as f64 } else { 0.0 };
+        println!("  {name:<10} {count:>8}  {share:5.1}%");
+    }
+    println!("  decisions per game: {:.1}", r.decisions_per_game);
+    println!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
+}

@@ -1,0 +1,221 @@
+//! Errors and their rendering: the one place where a problem becomes text for a person.
+//!
+//! Every error the runtime reports about its input carries where it comes from (a file and a
+//! byte span or a line and column), what was expected and what was found. `render` turns it into
+//! the familiar compiler-style message with the offending line quoted.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, Config};
+
+/// Index of a file in [`Sources`].
+pub type FileId = usize;
+
+/// The text of every file a ruleset (or log) was read from, kept for error messages.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    files: Vec<(PathBuf, String)>,
+}
+
+impl Sources {
+    /// Keeps a file's text and returns its id.
+    pub fn add(&mut self, path: impl Into<PathBuf>, text: String) -> FileId {
+        self.files.push((path.into(), text));
+        self.files.len() - 1
+    }
+
+    /// The path of a file.
+    pub fn path(&self, id: FileId) -> &Path {
+        &self.files[id].0
+    }
+
+    /// The text of a file.
+    pub fn text(&self, id: FileId) -> &str {
+        &self.files[id].1
+    }
+
+    /// The id of a file by path, if it was added.
+    pub fn find(&self, path: &Path) -> Option<FileId> {
+        self.files.iter().position(|(p, _)| p == path)
+    }
+
+    /// Byte offset of a 1-based line and column in a file (clamped to the text).
+    pub fn offset(&self, id: FileId, line: usize, column: usize) -> usize {
+        let text = self.text(id);
+        let mut offset = 0;
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            if i + 1 == line {
+                let col = column.saturating_sub(1);
+                let within = l.char_indices().nth(col).map(|(b, _)| b).unwrap_or(l.len());
+                return offset + within;
+            }
+            offset += l.len();
+        }
+        text.len()
+    }
+
+    /// 1-based line and column of a byte offset.
+    pub fn line_col(&self, id: FileId, offset: usize) -> (usize, usize) {
+        let text = self.text(id);
+        let offset = offset.min(text.len());
+        let before = &text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map(|s| s.chars().count()).unwrap_or(0) + 1;
+        (line, col)
+    }
+}
+
+/// One problem found in a ruleset, a log or an action, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// The file the problem is in, if it is in a file.
+    pub file: Option<FileId>,
+    /// Byte range of the offending text in that file.
+    pub span: Option<Range<usize>>,
+    /// What was expected there.
+    pub expected: Option<String>,
+    /// What was found instead.
+    pub found: Option<String>,
+    /// Further explanation.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// A problem with no place attached yet.
+    pub fn new(message: impl Into<String>) -> Self {
+        Diagnostic {
+            message: message.into(),
+            file: None,
+            span: None,
+            expected: None,
+            found: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Attaches the place of the problem.
+    pub fn at(mut self, file: FileId, span: Range<usize>) -> Self {
+        self.file = Some(file);
+        self.span = Some(span);
+        self
+    }
+
+    /// Says what was expected.
+    pub fn expected(mut self, what: impl Into<String>) -> Self {
+        self.expected = Some(what.into());
+        self
+    }
+
+    /// Says what was found.
+    pub fn found(mut self, what: impl Into<String>) -> Self {
+        self.found = Some(what.into());
+        self
+    }
+
+    /// Adds a note.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// `path:line:column` of the problem, if it has a place.
+    pub fn location(&self, sources: &Sources) -> Option<String> {
+        let file = self.file?;
+        let (line, col) = sources.line_col(file, self.span.as_ref()?.start);
+        Some(format!("{}:{line}:{col}", sources.path(file).display()))
+    }
+}
+
+/// Everything that can go wrong in the runtime.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The ruleset does not load: one or more problems in its files (whose texts come along,
+    /// so the error can be rendered on its own).
+    #[error("the ruleset has {} problem(s)", .0.len())]
+    Ruleset(Vec<Diagnostic>, Box<Sources>),
+    /// A script failed while a hook ran.
+    #[error("script error: {}", .0.message)]
+    Script(Diagnostic),
+    /// An action was refused; the game is unchanged.
+    #[error("{action} is not legal: {reason}")]
+    Illegal {
+        /// The action as written.
+        action: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A file could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Bad input that is not in a file (a command-line value, a seat name).
+    #[error("{0}")]
+    Input(String),
+}
+
+impl Error {
+    /// The diagnostics this error carries (one per problem).
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            Error::Ruleset(d, _) => d.clone(),
+            Error::Script(d) => vec![d.clone()],
+            other => vec![Diagnostic::new(other.to_string())],
+        }
+    }
+}
+
+/// Renders an error the way a compiler does: `error: ...`, `┌─ file:line:col`, the line quoted
+/// with the span underlined, then what was expected and found.
+/// Ruleset errors carry their own file texts; other errors use `sources` (the ruleset's).
+pub fn render(error: &Error, sources: &Sources) -> String {
+    match error {
+        Error::Ruleset(d, own) => render_diagnostics(d, own),
+        other => render_diagnostics(&other.diagnostics(), sources),
+    }
+}
+
+/// Renders a list of diagnostics, one after the other.
+pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) -> String {
+    let mut files = SimpleFiles::new();
+    for (path, text) in &sources.files {
+        files.add(path.display().to_string(), text.as_str());
+    }
+    let config = Config::default();
+    let mut out = String::new();
+    for d in diagnostics {
+        let mut cs = CsDiagnostic::error().with_message(&d.message);
+        if let (Some(file), Some(span)) = (d.file, d.span.clone()) {
+            let label = match &d.found {
+                Some(found) => format!("found {found}"),
+                None => String::new(),
+            };
+            cs = cs.with_labels(vec![Label::primary(file, span).with_message(label)]);
+        }
+        let mut notes = Vec::new();
+        if let Some(expected) = &d.expected {
+            notes.push(format!("expected {expected}"));
+        }
+        if d.file.is_none()
+            && let Some(found) = &d.found
+        {
+            notes.push(format!("found {found}"));
+        }
+        notes.extend(d.notes.iter().cloned());
+        cs = cs.with_notes(notes);
+        let mut buffer = String::new();
+        if term::emit_to_string(&mut buffer, &config, &files, &cs).is_err() {
+            buffer = format!("error: {}\n", d.message);
+        }
+        out.push_str(&buffer);
+    }
+    out
+}

@@ -1,0 +1,129 @@
+//! Events: what happened, one change at a time, in the order it happened.
+//!
+//! The engine records an event for every change of state (when recording is on). The event
+//! stream is what determinism is checked against, what logs and replays are built from, and,
+//! passed through `view`, what a seat is told.
+
+use crate::rules::{CounterId, Defs, PhaseId, PieceId, ZoneId};
+use crate::state::{Action, Value};
+
+/// One change of the game state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A phase began.
+    PhaseEntered(PhaseId),
+    /// A seat took an action (before its effects, which follow as events).
+    Acted(Action),
+    /// A piece changed zone.
+    Moved {
+        /// The piece.
+        piece: PieceId,
+        /// Where it was.
+        from: ZoneId,
+        /// Where it is now.
+        to: ZoneId,
+    },
+    /// A piece was turned.
+    Turned {
+        /// The piece.
+        piece: PieceId,
+        /// Face up after the turn.
+        up: bool,
+    },
+    /// A property changed.
+    PropSet {
+        /// The piece.
+        piece: PieceId,
+        /// The property slot.
+        slot: u32,
+        /// The new value, encoded.
+        value: i64,
+    },
+    /// A counter changed.
+    CounterSet {
+        /// The counter.
+        counter: CounterId,
+        /// Its new value.
+        value: i64,
+    },
+    /// A die piece was rolled (chance).
+    Rolled {
+        /// The die.
+        piece: PieceId,
+        /// The face rolled, encoded as the `face` property stores it.
+        face: i64,
+    },
+    /// A zone was shuffled (chance): its pieces, top first.
+    Shuffled {
+        /// The zone.
+        zone: ZoneId,
+        /// The new order.
+        order: Vec<PieceId>,
+    },
+    /// A script drew a random number (chance).
+    Random {
+        /// The range, `0..n`.
+        n: i64,
+        /// The value drawn.
+        value: i64,
+    },
+    /// The clock reached a timer.
+    TimerFired(u16),
+    /// A script wrote a note for the log.
+    Note(String),
+    /// The game ended.
+    Ended(u16),
+}
+
+impl Event {
+    /// The event as one line of text, for people (tests, `--events` output).
+    pub fn describe(&self, defs: &Defs) -> String {
+        let piece = |p: &PieceId| defs.pieces[*p as usize].name.as_str();
+        let zone = |z: &ZoneId| defs.zones[*z as usize].name.as_str();
+        match self {
+            Event::PhaseEntered(p) => format!("phase {}", defs.phases[*p as usize].name),
+            Event::Acted(a) => format!("act {}", describe_action(defs, a)),
+            Event::Moved { piece: p, from, to } => format!("move {} {} -> {}", piece(p), zone(from), zone(to)),
+            Event::Turned { piece: p, up } => format!("turn {} {}", piece(p), if *up { "up" } else { "down" }),
+            Event::PropSet { piece: p, slot, value } => {
+                let def = &defs.pieces[*p as usize];
+                let prop = &defs.kinds[def.kind as usize].props[*slot as usize - def.prop_base];
+                format!("set {}.{} = {}", piece(p), prop.name, defs.show_prop(&prop.kind, *value))
+            }
+            Event::CounterSet { counter, value } => format!("counter {} = {value}", defs.counters[*counter as usize].name),
+            Event::Rolled { piece: p, face } => {
+                let kind = &defs.kinds[defs.pieces[*p as usize].kind as usize];
+                let shown = kind.props.iter().find(|pr| pr.name == "face").map(|pr| defs.show_prop(&pr.kind, *face)).unwrap_or_default();
+                format!("roll {} {shown}", piece(p))
+            }
+            Event::Shuffled { zone: z, order } => {
+                format!("shuffle {} [{}]", zone(z), order.iter().map(piece).collect::<Vec<_>>().join(" "))
+            }
+            Event::Random { n, value } => format!("random {value} of {n}"),
+            Event::TimerFired(t) => format!("timer {}", defs.timers[*t as usize].name),
+            Event::Note(text) => format!("note {text}"),
+            Event::Ended(o) => format!("end {}", defs.outcomes[*o as usize].name),
+        }
+    }
+}
+
+/// One argument as written in logs and on screen: names for pieces, zones, words and seats.
+pub fn describe_value(defs: &Defs, value: &Value) -> String {
+    match value {
+        Value::Piece(p) => defs.pieces[*p as usize].name.clone(),
+        Value::Zone(z) => defs.zones[*z as usize].name.clone(),
+        Value::Word(w) => defs.symbols[*w as usize].to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Seat(s) => defs.seats[*s as usize].name.clone(),
+    }
+}
+
+/// An action as written in logs: `seat: action arg arg`.
+pub fn describe_action(defs: &Defs, action: &Action) -> String {
+    let mut out = format!("{}: {}", defs.seats[action.seat as usize].name, defs.actions[action.action as usize].name);
+    for v in &action.args {
+        out.push(' ');
+        out.push_str(&describe_value(defs, v));
+    }
+    out
+}

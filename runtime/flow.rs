@@ -1,0 +1,465 @@
+//! The flow of a game: phases, prompts, legal actions, applying actions, the clock.
+//!
+//! A `Game` is a loaded ruleset plus a `State`. After every change the engine runs the flow
+//! forward until someone has to decide something (or the game is over): it enters phases, runs
+//! their hooks, opens their prompts, and moves on when a phase has nothing left to ask. Legal
+//! actions are enumerated from the pending prompt or the phase's standing actions, over the
+//! parameters' domains, filtered by built-in checks (zone capacity, `accepts`, `enter_from`,
+//! property domains) and the action's optional `legal` hook.
+
+use std::rc::Rc;
+
+use crate::diag::Error;
+use crate::event::{describe_action, Event};
+use crate::rules::{ActionId, Domain, PropKind, Rules, SeatId, SymId, ZoneId};
+use crate::script::{args_map, from_value};
+use crate::state::{Action, Prompt, Stage, State, Value};
+
+/// Phases the flow may pass through without anyone deciding anything before it is declared
+/// stuck (a ruleset whose phases loop without asking).
+const MAX_SILENT_PHASES: u32 = 10_000;
+
+/// Integer parameters with wider ranges than this are not enumerated.
+const MAX_INT_DOMAIN: i64 = 1_000;
+
+/// One game in progress: the rules it is played by and its state.
+#[derive(Clone)]
+pub struct Game {
+    rules: Rc<Rules>,
+    state: State,
+}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Game").field("rules", &self.rules.name).field("phase", &self.state.phase).finish_non_exhaustive()
+    }
+}
+
+impl Game {
+    /// Starts a game for `players` seats (the first `players` seats of the ruleset) with the
+    /// given seed, and runs the flow to the first decision.
+    pub fn new(rules: Rc<Rules>, players: u8, seed: u64) -> Result<Game, Error> {
+        Self::start(rules, players, seed, false)
+    }
+
+    /// Like `new`, but records every event (for logs, replays and tests).
+    pub fn recorded(rules: Rc<Rules>, players: u8, seed: u64) -> Result<Game, Error> {
+        Self::start(rules, players, seed, true)
+    }
+
+    fn start(rules: Rc<Rules>, players: u8, seed: u64, recording: bool) -> Result<Game, Error> {
+        let (lo, hi) = rules.players;
+        if players < lo || players > hi {
+            return Err(Error::Input(format!(
+                "{} is played by {} players, not {players}",
+                rules.name,
+                if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") }
+            )));
+        }
+        let mut state = State::initial(&rules, players, seed);
+        state.recording = recording;
+        let mut game = Game { rules, state };
+        game.advance()?;
+        Ok(game)
+    }
+
+    /// The rules the game is played by.
+    pub fn rules(&self) -> &Rc<Rules> {
+        &self.rules
+    }
+
+    /// The whole state, secrets included. Seat-facing code uses `view::view` instead.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The number of players.
+    pub fn players(&self) -> u8 {
+        self.state.players
+    }
+
+    /// Whether the game has ended.
+    pub fn is_over(&self) -> bool {
+        self.state.outcome.is_some()
+    }
+
+    /// The outcome's name, once the game has ended.
+    pub fn outcome(&self) -> Option<&str> {
+        self.state.outcome.map(|o| self.rules.outcomes[o as usize].name.as_str())
+    }
+
+    /// Events recorded so far (empty unless the game was started with `recorded`).
+    pub fn events(&self) -> &[Event] {
+        &self.state.events
+    }
+
+    /// The current phase's name.
+    pub fn phase(&self) -> &str {
+        &self.rules.phases[self.state.phase as usize].name
+    }
+
+    /// Game time in milliseconds.
+    pub fn clock(&self) -> i64 {
+        self.state.clock
+    }
+
+    /// The pending prompt, if any: only its seat may act until it is answered.
+    pub fn prompt(&self) -> Option<&Prompt> {
+        self.state.prompts.front()
+    }
+
+    /// The seats that may act now.
+    pub fn to_act(&self) -> Vec<SeatId> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        if let Some(p) = self.state.prompts.front() {
+            return vec![p.seat];
+        }
+        let phase = &self.rules.phases[self.state.phase as usize];
+        if phase.actions.is_empty() {
+            return Vec::new();
+        }
+        phase.active.iter().copied().filter(|&s| s < self.state.players).collect()
+    }
+
+    /// Every action `seat` may take now. Empty when it is not the seat's turn to decide.
+    pub fn legal_actions(&self, seat: SeatId) -> Result<Vec<Action>, Error> {
+        let mut out = Vec::new();
+        if self.is_over() {
+            return Ok(out);
+        }
+        if let Some(p) = self.state.prompts.front() {
+            if p.seat == seat {
+                self.enumerate(seat, p.action, &p.fixed, &mut out)?;
+            }
+            return Ok(out);
+        }
+        let phase = &self.rules.phases[self.state.phase as usize];
+        if phase.active.contains(&seat) && seat < self.state.players {
+            for &a in &phase.actions {
+                let free = vec![None; self.rules.actions[a as usize].params.len()];
+                self.enumerate(seat, a, &free, &mut out)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Candidates of one parameter.
+    fn domain_values(&self, domain: &Domain) -> Vec<Value> {
+        let defs = &*self.rules;
+        match domain {
+            Domain::Piece(kinds, within) => (0..defs.pieces.len())
+                .filter(|&p| kinds.contains(&defs.pieces[p].kind))
+                .filter(|&p| within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p])))
+                .map(|p| Value::Piece(p as u16))
+                .collect(),
+            Domain::Zone(zones) => zones.iter().map(|&z| Value::Zone(z)).collect(),
+            Domain::Word(words) => words.iter().map(|&w| Value::Word(w)).collect(),
+            Domain::Int(lo, hi) if hi - lo < MAX_INT_DOMAIN => (*lo..=*hi).map(Value::Int).collect(),
+            Domain::Int(..) => Vec::new(),
+            Domain::Seat => (0..self.state.players).map(Value::Seat).collect(),
+        }
+    }
+
+    fn enumerate(&self, seat: SeatId, action: ActionId, fixed: &[Option<Value>], out: &mut Vec<Action>) -> Result<(), Error> {
+        let def = &self.rules.actions[action as usize];
+        let choices: Vec<Vec<Value>> = def
+            .params
+            .iter()
+            .zip(fixed)
+            .map(|(p, f)| match f {
+                Some(v) => vec![*v],
+                None => self.domain_values(&p.domain),
+            })
+            .collect();
+        let mut index = vec![0usize; choices.len()];
+        if choices.iter().any(|c| c.is_empty()) {
+            return Ok(());
+        }
+        loop {
+            let args: Vec<Value> = index.iter().zip(&choices).map(|(&i, c)| c[i]).collect();
+            let candidate = Action { seat, action, args };
+            if self.refusal(&candidate).is_none() && self.passes_legal_hook(&candidate)? {
+                out.push(candidate);
+            }
+            // Next combination, last parameter fastest (so options list in domain order).
+            let mut k = choices.len();
+            loop {
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+                index[k] += 1;
+                if index[k] < choices[k].len() {
+                    break;
+                }
+                index[k] = 0;
+            }
+        }
+    }
+
+    /// Why the built-in checks refuse a candidate, if they do.
+    fn refusal(&self, a: &Action) -> Option<String> {
+        let defs = &*self.rules;
+        let def = &defs.actions[a.action as usize];
+        if let Some((pi, zi)) = def.effect.moves
+            && let (Some(Value::Piece(p)), Some(Value::Zone(z))) = (a.args.get(pi), a.args.get(zi))
+        {
+            return self.state.move_refusal(defs, *p, *z);
+        }
+        if let Some((pi, prop, vi)) = &def.effect.sets
+            && let (Some(Value::Piece(p)), Some(v)) = (a.args.get(*pi), a.args.get(*vi))
+        {
+            let ok = match (defs.prop_def(*p, prop).map(|d| &d.kind), v) {
+                (Some(PropKind::Word(words)), Value::Word(w)) => words.contains(w),
+                (Some(PropKind::Int(lo, hi)), Value::Int(i)) => (lo..=hi).contains(&i),
+                (Some(PropKind::Piece(_)), Value::Piece(_)) => true,
+                _ => false,
+            };
+            if !ok {
+                return Some(format!("{} cannot take that value", prop));
+            }
+        }
+        None
+    }
+
+    fn passes_legal_hook(&self, a: &Action) -> Result<bool, Error> {
+        let Some(hook) = self.rules.actions[a.action as usize].legal else { return Ok(true) };
+        // The legal hook must not change the game: it runs on a scratch copy.
+        let mut scratch = self.state.clone();
+        scratch.recording = false;
+        let result = self.rules.scripts.call(hook, &mut scratch, Some(args_map(&self.rules, a)))?;
+        Ok(result.as_bool().unwrap_or(false))
+    }
+
+    /// Applies an action after checking that it is legal. An illegal action is refused with the
+    /// reason and changes nothing; so does one whose hooks fail.
+    pub fn apply(&mut self, action: &Action) -> Result<(), Error> {
+        let legal = self.legal_actions(action.seat)?;
+        if !legal.contains(action) {
+            return Err(Error::Illegal { action: describe_action(&self.rules, action), reason: self.why_illegal(action, &legal) });
+        }
+        let before = self.state.clone();
+        let result = self.apply_unchecked(action);
+        if result.is_err() {
+            self.state = before;
+        }
+        result
+    }
+
+    fn why_illegal(&self, action: &Action, legal: &[Action]) -> String {
+        let defs = &*self.rules;
+        let seat = &defs.seats.get(action.seat as usize).map(|s| s.name.as_str()).unwrap_or("?");
+        if self.is_over() {
+            return "the game is over".into();
+        }
+        if legal.is_empty() {
+            return match self.state.prompts.front() {
+                Some(p) => format!("{seat} has nothing to decide: waiting for {}", defs.seats[p.seat as usize].name),
+                None => format!("{seat} has nothing to decide now"),
+            };
+        }
+        if let Some(reason) = self.refusal(action) {
+            return reason;
+        }
+        let options: Vec<String> = legal.iter().take(12).map(|a| describe_action(defs, a)).collect();
+        format!("expected one of: {}{}", options.join(", "), if legal.len() > 12 { ", ..." } else { "" })
+    }
+
+    /// Applies an action taken from `legal_actions` without checking it again (simulation).
+    pub fn apply_unchecked(&mut self, action: &Action) -> Result<(), Error> {
+        let defs = self.rules.clone();
+        if let Some(p) = self.state.prompts.front()
+            && p.seat == action.seat
+            && p.action == action.action
+        {
+            self.state.prompts.pop_front();
+        }
+        if self.state.recording {
+            self.state.emit(Event::Acted(action.clone()));
+        }
+        let def = &defs.actions[action.action as usize];
+        if let Some((pi, zi)) = def.effect.moves
+            && let (Some(Value::Piece(p)), Some(Value::Zone(z))) = (action.args.get(pi), action.args.get(zi))
+        {
+            self.state.move_piece(&defs, *p, *z);
+        }
+        if let Some((pi, prop, vi)) = &def.effect.sets
+            && let Some(Value::Piece(p)) = action.args.get(*pi)
+        {
+            let value = match action.args.get(*vi) {
+                Some(Value::Word(w)) => i64::from(*w),
+                Some(Value::Int(i)) => *i,
+                Some(Value::Piece(q)) => i64::from(*q),
+                Some(Value::Zone(z)) => i64::from(*z),
+                Some(Value::Seat(s)) => i64::from(*s),
+                None => 0,
+            };
+            self.state.set_prop(&defs, *p, prop, value).map_err(|reason| Error::Illegal { action: describe_action(&defs, action), reason })?;
+        }
+        if let Some(hook) = def.apply {
+            defs.scripts.run(hook, &mut self.state, Some(args_map(&defs, action)))?;
+        }
+        self.advance()
+    }
+
+    /// Moves the game clock forward to `ms`, firing the timers it passes in order.
+    pub fn advance_clock(&mut self, ms: i64) -> Result<(), Error> {
+        if ms < self.state.clock {
+            return Err(Error::Input(format!("the clock cannot go back from {} to {ms} ms", self.state.clock)));
+        }
+        let defs = self.rules.clone();
+        while let Some(t) = defs.timers.get(self.state.next_timer) {
+            if t.at > ms || self.is_over() {
+                break;
+            }
+            self.state.clock = t.at;
+            self.state.emit(Event::TimerFired(self.state.next_timer as u16));
+            self.state.next_timer += 1;
+            defs.scripts.run(t.hook, &mut self.state, None)?;
+            self.advance()?;
+        }
+        if !self.is_over() {
+            self.state.clock = ms;
+        }
+        Ok(())
+    }
+
+    /// The game time of the next timer, if one is left.
+    pub fn next_timer_at(&self) -> Option<i64> {
+        self.rules.timers.get(self.state.next_timer).map(|t| t.at)
+    }
+
+    /// Runs the flow until a seat has to decide or the game is over.
+    fn advance(&mut self) -> Result<(), Error> {
+        let defs = self.rules.clone();
+        let mut silent_phases = 0u32;
+        loop {
+            if self.state.outcome.is_some() {
+                self.state.prompts.clear();
+                return Ok(());
+            }
+            if let Some(front) = self.state.prompts.front_mut() {
+                let Some(hook) = front.while_hook.take() else { return Ok(()) };
+                let group = front.group;
+                let keep = defs.scripts.call(hook, &mut self.state, None)?.as_bool().unwrap_or(false);
+                if !keep {
+                    self.state.prompts.retain(|p| p.group != group);
+                }
+                continue;
+            }
+            let phase = &defs.phases[self.state.phase as usize];
+            if let Some(target) = self.state.goto.take() {
+                if let Some(h) = phase.on_exit {
+                    defs.scripts.run(h, &mut self.state, None)?;
+                }
+                self.enter(target);
+                silent_phases += 1;
+            } else if self.state.stage == Stage::Entering {
+                self.state.stage = Stage::Running;
+                self.state.emit(Event::PhaseEntered(self.state.phase));
+                if let Some(h) = phase.on_enter {
+                    defs.scripts.run(h, &mut self.state, None)?;
+                }
+                if self.state.outcome.is_none() && self.state.goto.is_none() {
+                    self.open_asks();
+                }
+            } else {
+                if let Some(h) = phase.resume {
+                    let groups = self.state.next_group;
+                    defs.scripts.run(h, &mut self.state, None)?;
+                    if self.state.next_group != groups || self.state.goto.is_some() || self.state.outcome.is_some() {
+                        continue;
+                    }
+                }
+                if !phase.actions.is_empty() {
+                    return Ok(());
+                }
+                if let Some(h) = phase.on_exit {
+                    defs.scripts.run(h, &mut self.state, None)?;
+                }
+                if self.state.outcome.is_some() {
+                    continue;
+                }
+                let Some(next) = self.state.goto.take().or(phase.next) else {
+                    return Err(Error::Input(format!(
+                        "phase `{}` ended, but it has no `next` and no script chose one with game.goto",
+                        phase.name
+                    )));
+                };
+                self.enter(next);
+                silent_phases += 1;
+            }
+            if silent_phases > MAX_SILENT_PHASES {
+                return Err(Error::Input(format!(
+                    "the flow went through {MAX_SILENT_PHASES} phases without asking anyone anything (last: `{}`)",
+                    defs.phases[self.state.phase as usize].name
+                )));
+            }
+        }
+    }
+
+    fn enter(&mut self, phase: u16) {
+        self.state.phase = phase;
+        self.state.stage = Stage::Entering;
+    }
+
+    /// Opens the current phase's declared prompts: one per piece of the `each` zones, in
+    /// declaration order of the pieces.
+    fn open_asks(&mut self) {
+        let defs = self.rules.clone();
+        for ask in &defs.phases[self.state.phase as usize].ask {
+            let group = self.state.next_group;
+            self.state.next_group += 1;
+            let params = defs.actions[ask.action as usize].params.len();
+            for p in 0..defs.pieces.len() {
+                if !ask.each.contains(&self.state.zone_of[p]) {
+                    continue;
+                }
+                let mut fixed = vec![None; params];
+                fixed[ask.param] = Some(Value::Piece(p as u16));
+                self.state.prompts.push_back(Prompt { seat: ask.seat, action: ask.action, fixed, group, while_hook: ask.while_hook });
+            }
+        }
+    }
+
+    /// Parses an action written as in logs (`seat: action arg arg`) against the rules.
+    pub fn parse_action(&self, text: &str) -> Result<Action, Error> {
+        let defs = &*self.rules;
+        let (seat, rest) = text.split_once(':').ok_or_else(|| Error::Input(format!("`{text}`: expected `seat: action args...`")))?;
+        let seat_id = defs.seat(seat.trim()).ok_or_else(|| Error::Input(format!("no seat named `{}`", seat.trim())))?;
+        let mut words = rest.split_whitespace();
+        let name = words.next().ok_or_else(|| Error::Input(format!("`{text}`: expected an action name after the seat")))?;
+        let action = defs.action(name).ok_or_else(|| Error::Input(format!("no action named `{name}`")))?;
+        let def = &defs.actions[action as usize];
+        let words: Vec<&str> = words.collect();
+        if words.len() != def.params.len() {
+            return Err(Error::Input(format!("{name} takes {} argument(s), found {}", def.params.len(), words.len())));
+        }
+        let mut args = Vec::new();
+        for (p, w) in def.params.iter().zip(words) {
+            let v = match &p.domain {
+                Domain::Piece(..) => defs.piece(w).map(Value::Piece),
+                Domain::Zone(_) => defs.zone(w).map(Value::Zone),
+                Domain::Word(_) => defs.symbol(w).map(|s: SymId| Value::Word(s)),
+                Domain::Int(..) => w.parse().ok().map(Value::Int),
+                Domain::Seat => defs.seat(w).map(Value::Seat),
+            };
+            args.push(v.ok_or_else(|| Error::Input(format!("`{w}` is not a valid {} for {name}", p.name)))?);
+        }
+        Ok(Action { seat: seat_id, action, args })
+    }
+
+    /// An action's argument by parameter name, as a script would see it (for tests and tools).
+    pub fn arg(&self, action: &Action, param: &str) -> Option<rhai::Dynamic> {
+        let def = &self.rules.actions[action.action as usize];
+        let i = def.params.iter().position(|p| p.name == param)?;
+        Some(from_value(&self.rules, action.args.get(i)?))
+    }
+
+    /// The zone id of a zone name (for tools).
+    pub fn zone(&self, name: &str) -> Option<ZoneId> {
+        self.rules.zone(name)
+    }
+}

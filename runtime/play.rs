@@ -1,0 +1,117 @@
+//! `tabula play`: a game at the terminal, humans and agents at one table.
+//!
+//! A human seat is shown its own view only (built by `tabula::view`) and a numbered list of its
+//! legal actions. With two humans at one screen, the screen is cleared and the next player is
+//! asked to take the seat before anything of theirs is shown.
+
+use std::io::{BufRead, Write};
+use std::rc::Rc;
+
+use tabula::agent::{Agent, Decision, RandomAgent};
+use tabula::event::describe_action;
+use tabula::sim::agent_seed;
+use tabula::view::view;
+use tabula::{Error, Game, Rules};
+
+/// A seed from the time of day, for games where none is given (printed so it can be replayed).
+pub fn seed_from_time() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}
+
+/// Reads a human's choice from standard input.
+struct Human {
+    seat_name: String,
+    /// Whether more than one human shares the screen (then the screen is hidden between turns).
+    shared_screen: bool,
+}
+
+impl Agent for Human {
+    fn choose(&mut self, decision: &Decision) -> usize {
+        if self.shared_screen {
+            print!("\x1b[2J\x1b[H");
+            print!("Pass the screen to {}, then press Enter.", self.seat_name);
+            let _ = std::io::stdout().flush();
+            let _ = read_line();
+        }
+        println!("\n{}", decision.view().render());
+        for i in 0..decision.legal().len() {
+            println!("  {:>2}. {}", i + 1, decision.describe(i));
+        }
+        loop {
+            print!("{} > ", self.seat_name);
+            let _ = std::io::stdout().flush();
+            let Some(line) = read_line() else {
+                println!("\nend of input: leaving the game");
+                std::process::exit(0);
+            };
+            match line.trim().parse::<usize>() {
+                Ok(n) if (1..=decision.legal().len()).contains(&n) => return n - 1,
+                _ if decision.legal().len() == 1 && line.trim().is_empty() => return 0,
+                _ => println!("type a number from 1 to {}", decision.legal().len()),
+            }
+        }
+    }
+}
+
+fn read_line() -> Option<String> {
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line),
+    }
+}
+
+/// Plays one game at the terminal.
+pub fn play(rules: Rc<Rules>, seats: &[(String, String)], seed: u64, players: Option<u8>) -> Result<(), Error> {
+    let players = players.unwrap_or(rules.players.0);
+    let mut kinds: Vec<&str> = (0..players).map(|s| if s == 0 { "human" } else { "random" }).collect();
+    for (seat, kind) in seats {
+        let Some(id) = rules.seat(seat).filter(|&s| s < players) else {
+            let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
+            return Err(Error::Input(format!("--seat {seat}: expected one of {}", names.join(", "))));
+        };
+        if kind != "human" && kind != "random" {
+            return Err(Error::Input(format!("--seat {seat}={kind}: expected human or random")));
+        }
+        kinds[id as usize] = if kind == "human" { "human" } else { "random" };
+    }
+    let humans = kinds.iter().filter(|k| **k == "human").count();
+    let mut agents: Vec<Box<dyn Agent>> = kinds
+        .iter()
+        .enumerate()
+        .map(|(s, kind)| -> Box<dyn Agent> {
+            if *kind == "human" {
+                Box::new(Human { seat_name: rules.seats[s].name.clone(), shared_screen: humans > 1 })
+            } else {
+                Box::new(RandomAgent::new(agent_seed(seed, s as u8)))
+            }
+        })
+        .collect();
+    println!("{} — seed {seed}", rules.name);
+    for (s, kind) in kinds.iter().enumerate() {
+        println!("  {}: {kind}", rules.seats[s].name);
+    }
+    let mut game = Game::new(rules.clone(), players, seed)?;
+    while !game.is_over() {
+        let Some(&seat) = game.to_act().first() else {
+            return Err(Error::Input(format!("the game is stuck in phase `{}`", game.phase())));
+        };
+        let legal = game.legal_actions(seat)?;
+        if legal.is_empty() {
+            return Err(Error::Input(format!("{} has no legal action", rules.seats[seat as usize].name)));
+        }
+        let choice = agents[seat as usize].choose(&Decision::new(&game, seat, &legal)).min(legal.len() - 1);
+        if kinds[seat as usize] != "human" && humans > 0 {
+            // Say that an agent acted without saying how when its action is secret.
+            let def = &rules.actions[legal[choice].action as usize];
+            if def.secret {
+                println!("{} takes a secret {} action", rules.seats[seat as usize].name, def.name);
+            } else {
+                println!("{}", describe_action(&rules, &legal[choice]));
+            }
+        }
+        game.apply(&legal[choice])?;
+    }
+    println!("\n{}", view(&game, None).render());
+    Ok(())
+}

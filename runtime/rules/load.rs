@@ -1,0 +1,888 @@
+//! Reading a ruleset folder: parse, merge variants, apply overrides, resolve, compile.
+//!
+//! Problems are collected, not returned at the first one, so `tabula check` can list them all.
+//! Each is reported at the span of the offending value in the file it came from, which is why
+//! entries keep the id of their file through the variant merge.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use indexmap::IndexMap;
+use rhai::{Dynamic, ImmutableString};
+
+use super::raw::{self, IntOrParam, Located, Name, ParamValue, RawRuleset};
+use super::*;
+use crate::diag::{Diagnostic, Error, FileId, Sources};
+use crate::script::Scripts;
+
+/// Variants and overrides to apply over a ruleset's `game.toml`.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Names of files in `variants/`, applied in order.
+    pub variants: Vec<String>,
+    /// `name=value` parameter overrides, applied after the variants.
+    pub overrides: Vec<(String, String)>,
+}
+
+/// Folders searched for a ruleset given by name: `$TABULA_RULESETS`, `./rulesets`, and the
+/// `rulesets/` folder of the source tree this binary was built from.
+pub fn ruleset_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(env) = std::env::var_os("TABULA_RULESETS") {
+        dirs.extend(std::env::split_paths(&env));
+    }
+    dirs.push(PathBuf::from("rulesets"));
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets"));
+    dirs
+}
+
+/// Finds a ruleset folder: a path to a folder with `game.toml`, or a name under a ruleset dir.
+pub fn find_ruleset(name_or_path: &str) -> Result<PathBuf, Error> {
+    let direct = PathBuf::from(name_or_path);
+    if direct.join("game.toml").is_file() {
+        return Ok(direct);
+    }
+    if direct.file_name().is_some_and(|f| f == "game.toml") && direct.is_file() {
+        return Ok(direct.parent().map(Path::to_path_buf).unwrap_or_default());
+    }
+    for dir in ruleset_dirs() {
+        let candidate = dir.join(name_or_path);
+        if candidate.join("game.toml").is_file() {
+            return Ok(candidate);
+        }
+    }
+    let known: Vec<String> = list_rulesets().into_iter().map(|(name, _)| name).collect();
+    Err(Error::Input(format!(
+        "no ruleset `{name_or_path}`: expected a ruleset name ({}) or a folder with a game.toml",
+        if known.is_empty() { "none found".to_string() } else { known.join(", ") }
+    )))
+}
+
+/// Every ruleset found in the ruleset dirs, by name, with its folder (first found wins).
+pub fn list_rulesets() -> Vec<(String, PathBuf)> {
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    for dir in ruleset_dirs() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut names: Vec<_> = entries.flatten().map(|e| e.path()).filter(|p| p.join("game.toml").is_file()).collect();
+        names.sort();
+        for path in names {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if !found.iter().any(|(n, _)| *n == name) {
+                found.push((name, path));
+            }
+        }
+    }
+    found
+}
+
+/// The variant names a ruleset folder offers (`variants/*.toml`), sorted.
+pub fn list_variants(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir.join("variants")) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Loads a ruleset by name or path with the given variants and overrides.
+pub fn load(name_or_path: &str, options: &LoadOptions) -> Result<Rules, Error> {
+    let dir = find_ruleset(name_or_path)?;
+    load_dir(&dir, options)
+}
+
+fn read(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+}
+
+/// FNV-1a, 64 bits: a fixed, portable hash for the rules fingerprint.
+fn fnv1a(hash: &mut u64, bytes: &[u8]) {
+    for b in bytes {
+        *hash ^= u64::from(*b);
+        *hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+}
+
+fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Diagnostic> {
+    toml::from_str::<RawRuleset>(sources.text(file)).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        let message = e.message().trim().to_string();
+        let mut d = Diagnostic::new(message.lines().next().unwrap_or("invalid TOML").to_string()).at(file, span);
+        if let Some(expected) = message.split("expected ").nth(1) {
+            d = d.expected(expected.trim_end_matches('.').to_string());
+        }
+        d
+    })
+}
+
+/// Loads a ruleset from its folder.
+pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
+    let mut sources = Sources::default();
+    let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
+    let game_path = dir.join("game.toml");
+    let text = read(&game_path)?;
+    fnv1a(&mut fingerprint, text.as_bytes());
+    let base_file = sources.add(game_path, text);
+    let mut diags = Vec::new();
+    let mut merged = Merged::default();
+    match parse_file(&sources, base_file) {
+        Ok(raw) => merged.absorb(raw, base_file),
+        Err(d) => return Err(Error::Ruleset(vec![d], Box::default()).with_sources(sources)),
+    }
+    for variant in &options.variants {
+        let path = dir.join("variants").join(format!("{variant}.toml"));
+        if !path.is_file() {
+            let known = list_variants(dir);
+            return Err(Error::Input(format!(
+                "no variant `{variant}` in {}: expected one of {}",
+                dir.display(),
+                if known.is_empty() { "(this ruleset has no variants)".to_string() } else { known.join(", ") }
+            )));
+        }
+        let text = read(&path)?;
+        fnv1a(&mut fingerprint, b"\0variant\0");
+        fnv1a(&mut fingerprint, text.as_bytes());
+        let file = sources.add(path, text);
+        match parse_file(&sources, file) {
+            Ok(raw) => merged.absorb(raw, file),
+            Err(d) => diags.push(d),
+        }
+    }
+    if !diags.is_empty() {
+        return Err(Error::Ruleset(diags, Box::default()).with_sources(sources));
+    }
+    for (name, value) in &options.overrides {
+        fnv1a(&mut fingerprint, format!("\0set\0{name}={value}").as_bytes());
+        let Some(entry) = merged.params.get_mut(name) else {
+            let known: Vec<&String> = merged.params.keys().collect();
+            return Err(Error::Input(format!(
+                "--set {name}: the ruleset has no parameter `{name}`; expected one of {}",
+                known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            )));
+        };
+        entry.1.value = parse_override(value);
+    }
+
+    let mut scripts_text = Vec::new();
+    let script_names = merged.game.scripts.clone().unwrap_or_default();
+    for name in &script_names {
+        let path = dir.join(&name.value);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                fnv1a(&mut fingerprint, text.as_bytes());
+                scripts_text.push(sources.add(path, text));
+            }
+            Err(e) => diags.push(
+                Diagnostic::new(format!("cannot read script `{}`: {e}", name.value))
+                    .at(merged.game_file, name.span.clone())
+                    .expected("a Rhai file relative to the ruleset folder"),
+            ),
+        }
+    }
+    // Variant scripts replace base functions of the same name: they are compiled after the base.
+    for variant in &options.variants {
+        let path = dir.join("variants").join(format!("{variant}.rhai"));
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            fnv1a(&mut fingerprint, text.as_bytes());
+            scripts_text.push(sources.add(path, text));
+        }
+    }
+
+    let mut loader = Loader { defs: Defs::default(), diags, merged: &merged, pending_pieces: Vec::new(), unresolved: Vec::new() };
+    loader.defs.dir = dir.to_path_buf();
+    loader.defs.id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    loader.defs.variants = options.variants.clone();
+    loader.defs.overrides = options.overrides.clone();
+    loader.defs.fingerprint = fingerprint;
+    loader.resolve();
+    let Loader { mut defs, diags, .. } = loader;
+    if !diags.is_empty() {
+        return Err(Error::Ruleset(diags, Box::default()).with_sources(sources));
+    }
+    defs.sources = sources;
+    let defs = Rc::new(defs);
+    let scripts = Scripts::compile(defs.clone(), &scripts_text)?;
+    Ok(Rules { defs, scripts })
+}
+
+/// Reads a `--set` value as a TOML value (number, list...), or as a word if it is not one.
+fn parse_override(text: &str) -> ParamValue {
+    #[derive(serde::Deserialize)]
+    struct V {
+        v: ParamValue,
+    }
+    toml::from_str::<V>(&format!("v = {text}")).map(|v| v.v).unwrap_or_else(|_| ParamValue::Text(text.to_string()))
+}
+
+impl Error {
+    /// Ruleset errors carry the file texts so that they can be rendered.
+    fn with_sources(self, sources: Sources) -> Error {
+        match self {
+            Error::Ruleset(d, _) => Error::Ruleset(d, Box::new(sources)),
+            other => other,
+        }
+    }
+}
+
+type Section<T> = IndexMap<String, (FileId, T)>;
+
+/// The base file and its overlays merged: an overlay entry replaces the base entry of the same
+/// name, `[game]` fields are replaced one by one, and edges are appended.
+#[derive(Default)]
+struct Merged {
+    game: raw::RawGame,
+    game_file: FileId,
+    params: Section<Located<ParamValue>>,
+    seats: Section<raw::RawSeat>,
+    outcomes: Section<raw::RawOutcome>,
+    components: Section<raw::RawComponent>,
+    pieces: Section<raw::RawPiece>,
+    zones: Section<raw::RawZone>,
+    counters: Section<raw::RawCounter>,
+    dice: Section<raw::RawDie>,
+    edges: Vec<(FileId, raw::RawEdge)>,
+    phases: Section<raw::RawPhase>,
+    actions: Section<raw::RawAction>,
+    timers: Section<raw::RawTimer>,
+}
+
+fn absorb_section<T>(into: &mut Section<T>, from: IndexMap<String, T>, file: FileId) {
+    for (k, v) in from {
+        into.insert(k, (file, v));
+    }
+}
+
+impl Merged {
+    fn absorb(&mut self, raw: RawRuleset, file: FileId) {
+        if let Some(game) = raw.game {
+            if self.game.name.is_none() && game.name.is_some() || game.start.is_some() || game.scripts.is_some() {
+                self.game_file = file;
+            }
+            let g = &mut self.game;
+            g.name = game.name.or(g.name.take());
+            g.about = game.about.or(g.about.take());
+            g.players = game.players.or(g.players.take());
+            g.scripts = game.scripts.or(g.scripts.take());
+            g.start = game.start.or(g.start.take());
+        }
+        absorb_section(&mut self.params, raw.params, file);
+        absorb_section(&mut self.seats, raw.seats, file);
+        absorb_section(&mut self.outcomes, raw.outcomes, file);
+        absorb_section(&mut self.components, raw.components, file);
+        absorb_section(&mut self.pieces, raw.pieces, file);
+        absorb_section(&mut self.zones, raw.zones, file);
+        absorb_section(&mut self.counters, raw.counters, file);
+        absorb_section(&mut self.dice, raw.dice, file);
+        self.edges.extend(raw.edges.into_iter().map(|e| (file, e)));
+        absorb_section(&mut self.phases, raw.phases, file);
+        absorb_section(&mut self.actions, raw.actions, file);
+        absorb_section(&mut self.timers, raw.timers, file);
+    }
+}
+
+struct Loader<'m> {
+    defs: Defs,
+    diags: Vec<Diagnostic>,
+    merged: &'m Merged,
+    /// Piece names written as property values, resolved once every piece exists.
+    pending_pieces: Vec<(String, FileId, std::ops::Range<usize>)>,
+    /// The same, with the pieces and property slot each applies to.
+    #[allow(clippy::type_complexity)]
+    unresolved: Vec<(std::ops::Range<usize>, usize, String, FileId, std::ops::Range<usize>)>,
+}
+
+/// Marks a piece-valued property whose piece name is not resolved yet.
+const PENDING_PIECE: i64 = i64::MIN;
+
+fn one_of(names: impl Iterator<Item = impl AsRef<str>>) -> String {
+    let list: Vec<String> = names.map(|n| format!("`{}`", n.as_ref())).collect();
+    if list.is_empty() { "nothing (none are declared)".to_string() } else { format!("one of {}", list.join(", ")) }
+}
+
+impl Loader<'_> {
+    fn err(&mut self, file: FileId, span: std::ops::Range<usize>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(message).at(file, span)
+    }
+
+    fn push(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn intern(&mut self, word: &str) -> SymId {
+        if let Some(&id) = self.defs.symbol_index.get(word) {
+            return id;
+        }
+        let id = self.defs.symbols.len() as SymId;
+        self.defs.symbols.push(ImmutableString::from(word));
+        self.defs.symbol_index.insert(word.to_string(), id);
+        id
+    }
+
+    /// Resolves a name against an index, reporting what exists when it does not.
+    fn lookup<T: Copy>(&mut self, what: &str, index: &HashMap<String, T>, names: &[String], name: &Name, file: FileId) -> Option<T> {
+        match index.get(&name.value) {
+            Some(&id) => Some(id),
+            None => {
+                let d = self
+                    .err(file, name.span.clone(), format!("unknown {what} `{}`", name.value))
+                    .expected(format!("a {what} name: {}", one_of(names.iter())))
+                    .found(format!("`{}`", name.value));
+                self.push(d);
+                None
+            }
+        }
+    }
+
+    fn zone_ref(&mut self, name: &Name, file: FileId) -> Option<ZoneId> {
+        let names: Vec<String> = self.defs.zones.iter().map(|z| z.name.clone()).collect();
+        let index = std::mem::take(&mut self.defs.zone_index);
+        let r = self.lookup("zone", &index, &names, name, file);
+        self.defs.zone_index = index;
+        r
+    }
+
+    fn seat_ref(&mut self, name: &Name, file: FileId) -> Option<SeatId> {
+        let names: Vec<String> = self.defs.seats.iter().map(|s| s.name.clone()).collect();
+        let index = std::mem::take(&mut self.defs.seat_index);
+        let r = self.lookup("seat", &index, &names, name, file);
+        self.defs.seat_index = index;
+        r
+    }
+
+    fn kind_ref(&mut self, name: &Name, file: FileId) -> Option<KindId> {
+        let names: Vec<String> = self.defs.kinds.iter().map(|k| k.name.clone()).collect();
+        let index: HashMap<String, KindId> = names.iter().enumerate().map(|(i, n)| (n.clone(), i as KindId)).collect();
+        self.lookup("component kind", &index, &names, name, file)
+    }
+
+    fn action_ref(&mut self, name: &Name, file: FileId) -> Option<ActionId> {
+        let names: Vec<String> = self.defs.actions.iter().map(|a| a.name.clone()).collect();
+        let index = std::mem::take(&mut self.defs.action_index);
+        let r = self.lookup("action", &index, &names, name, file);
+        self.defs.action_index = index;
+        r
+    }
+
+    fn phase_ref(&mut self, name: &Name, file: FileId) -> Option<PhaseId> {
+        let names: Vec<String> = self.merged.phases.keys().cloned().collect();
+        let index = std::mem::take(&mut self.defs.phase_index);
+        let r = self.lookup("phase", &index, &names, name, file);
+        self.defs.phase_index = index;
+        r
+    }
+
+    fn hook(&mut self, name: &Name, file: FileId, arity: usize) -> HookId {
+        if let Some(i) = self.defs.hooks.iter().position(|h| h.name == name.value && h.arity == arity) {
+            return i as HookId;
+        }
+        self.defs.hooks.push(HookDef { name: name.value.clone(), arity, file, span: name.span.clone() });
+        (self.defs.hooks.len() - 1) as HookId
+    }
+
+    /// An integer written in place or through a parameter.
+    fn int(&mut self, v: &IntOrParam, file: FileId, span: &std::ops::Range<usize>) -> Option<i64> {
+        match v {
+            IntOrParam::Int(i) => Some(*i),
+            IntOrParam::Param(p) => match self.merged.params.get(p) {
+                Some((_, Located { value: ParamValue::Int(i), .. })) => Some(*i),
+                Some(_) => {
+                    let d = self.err(file, span.clone(), format!("parameter `{p}` is not an integer")).expected("an integer parameter");
+                    self.push(d);
+                    None
+                }
+                None => {
+                    let names = self.merged.params.keys();
+                    let d = self
+                        .err(file, span.clone(), format!("unknown parameter `{p}`"))
+                        .expected(format!("an integer or a parameter name: {}", one_of(names)))
+                        .found(format!("`{p}`"));
+                    self.push(d);
+                    None
+                }
+            },
+        }
+    }
+
+    fn resolve(&mut self) {
+        let m = self.merged;
+        let gf = m.game_file;
+        self.defs.name = m.game.name.clone().unwrap_or_default();
+        self.defs.about = m.game.about.clone().unwrap_or_default();
+        if m.game.name.is_none() {
+            let d = Diagnostic::new("`[game]` needs a `name`").at(gf, 0..0).expected("name = \"...\" in [game]");
+            self.push(d);
+        }
+
+        // Parameters first: other sections may name them.
+        for (name, (_, value)) in &m.params {
+            self.defs.params.insert(name.clone(), value.value.clone());
+            let dynamic = self.param_dynamic(&value.value);
+            self.defs.param_values.insert(name.clone(), dynamic);
+        }
+
+        for (i, (name, (_, seat))) in m.seats.iter().enumerate() {
+            self.defs.seats.push(SeatDef { name: name.clone(), team: seat.team.clone() });
+            self.defs.seat_index.insert(name.clone(), i as SeatId);
+            self.defs.seat_names.push(name.as_str().into());
+        }
+        if m.seats.is_empty() {
+            let d = Diagnostic::new("the ruleset declares no seats").at(gf, 0..0).expected("at least one [seats.<role>] table");
+            self.push(d);
+        }
+        if m.seats.len() > 32 {
+            let d = Diagnostic::new("at most 32 seats are supported").at(gf, 0..0);
+            self.push(d);
+        }
+        let seat_count = m.seats.len() as u8;
+        self.defs.players = match &m.game.players {
+            Some(Located { value: raw::Players::Exactly(n), .. }) => (*n, *n),
+            Some(Located { value: raw::Players::Range([a, b]), .. }) => (*a, *b),
+            None => (seat_count, seat_count),
+        };
+        if let Some(p) = &m.game.players
+            && (self.defs.players.0 == 0 || self.defs.players.0 > self.defs.players.1 || self.defs.players.1 > seat_count)
+        {
+            let d = self
+                .err(gf, p.span.clone(), "player count out of range")
+                .expected(format!("between 1 and the {seat_count} declared seats"));
+            self.push(d);
+        }
+
+        for (i, (name, (file, o))) in m.outcomes.iter().enumerate() {
+            let winners = o.winners.iter().filter_map(|w| self.seat_ref(w, *file)).collect();
+            self.defs.outcomes.push(OutcomeDef { name: name.clone(), winners, description: o.description.clone().unwrap_or_default() });
+            self.defs.outcome_index.insert(name.clone(), i as u16);
+        }
+
+        for (name, (file, die)) in &m.dice {
+            let mut faces = Vec::new();
+            let all_int = die.faces.value.iter().all(|f| matches!(f, ParamValue::Int(_)));
+            for f in &die.faces.value {
+                match f {
+                    ParamValue::Int(i) if all_int => faces.push(*i),
+                    ParamValue::Text(t) if !all_int => faces.push(i64::from(self.intern(t))),
+                    _ => {
+                        let d = self
+                            .err(*file, die.faces.span.clone(), format!("die `{name}` mixes numbers and words"))
+                            .expected("faces that are all numbers or all words");
+                        self.push(d);
+                    }
+                }
+            }
+            if faces.is_empty() {
+                let d = self.err(*file, die.faces.span.clone(), format!("die `{name}` has no faces"));
+                self.push(d);
+            }
+            self.defs.dice.push(DieDef { name: name.clone(), faces });
+        }
+
+        self.resolve_kinds();
+        self.resolve_zones();
+        self.resolve_pieces();
+        self.resolve_counters();
+        for (file, e) in &m.edges {
+            let (from, to) = (self.zone_ref(&e.from, *file), self.zone_ref(&e.to, *file));
+            if let (Some(from), Some(to)) = (from, to) {
+                self.defs.edges.push(EdgeDef { from, to, one_way: e.one_way, kind: e.kind.as_deref().map(Into::into) });
+            }
+        }
+        for (i, name) in m.phases.keys().enumerate() {
+            self.defs.phase_index.insert(name.clone(), i as PhaseId);
+            self.defs.phase_names.push(name.as_str().into());
+        }
+        self.resolve_actions();
+        self.resolve_phases();
+        for (name, (file, t)) in &m.timers {
+            let at = self.int(&t.at.value, *file, &t.at.span).unwrap_or(0);
+            let hook = self.hook(&t.hook, *file, 1);
+            self.defs.timers.push(TimerDef { name: name.clone(), at, hook });
+        }
+        self.defs.timers.sort_by_key(|t| t.at);
+        match &m.game.start {
+            Some(start) => self.defs.start = self.phase_ref(start, gf).unwrap_or(0),
+            None => {
+                let d = Diagnostic::new("`[game]` needs a `start` phase").at(gf, 0..0).expected("start = \"<phase>\" in [game]");
+                self.push(d);
+            }
+        }
+        if m.phases.is_empty() {
+            let d = Diagnostic::new("the ruleset declares no phases").at(gf, 0..0).expected("at least one [phases.<name>] table");
+            self.push(d);
+        }
+    }
+
+    fn param_dynamic(&mut self, v: &ParamValue) -> Dynamic {
+        match v {
+            ParamValue::Int(i) => Dynamic::from_int(*i),
+            ParamValue::Text(t) => Dynamic::from(ImmutableString::from(t.as_str())),
+            ParamValue::List(items) => Dynamic::from_array(items.iter().map(|i| self.param_dynamic(i)).collect()),
+            ParamValue::Table(t) => {
+                let mut map = rhai::Map::new();
+                for (k, v) in t {
+                    map.insert(k.as_str().into(), self.param_dynamic(v));
+                }
+                Dynamic::from_map(map)
+            }
+        }
+    }
+
+    fn resolve_kinds(&mut self) {
+        let m = self.merged;
+        for (name, _) in m.components.iter() {
+            self.defs.kinds.push(KindDef { name: name.clone(), props: Vec::new(), die: None });
+            self.defs.kind_names.push(name.as_str().into());
+        }
+        for (k, (name, (file, c))) in m.components.iter().enumerate() {
+            let mut props = Vec::new();
+            for (pname, prop) in &c.props {
+                let p = &prop.value;
+                let given = [p.one_of.is_some(), p.range.is_some(), p.piece.is_some()].iter().filter(|b| **b).count();
+                if given != 1 {
+                    let d = self
+                        .err(*file, prop.span.clone(), format!("property `{pname}` of `{name}` needs exactly one domain"))
+                        .expected("one of `one_of = [...]`, `range = [min, max]` or `piece = \"<kind>\"`");
+                    self.push(d);
+                    continue;
+                }
+                let kind = if let Some(words) = &p.one_of {
+                    PropKind::Word(words.iter().map(|w| self.intern(w)).collect())
+                } else if let Some([lo, hi]) = &p.range {
+                    let lo = self.int(lo, *file, &prop.span).unwrap_or(0);
+                    let hi = self.int(hi, *file, &prop.span).unwrap_or(0);
+                    PropKind::Int(lo, hi)
+                } else {
+                    let piece_kind = p.piece.clone().unwrap_or_default();
+                    let kname = Located { value: piece_kind, span: prop.span.clone() };
+                    PropKind::Piece(self.kind_ref(&kname, *file).unwrap_or(0))
+                };
+                let initial = match &p.initial {
+                    None => match &kind {
+                        PropKind::Word(w) => w.first().map(|&s| i64::from(s)).unwrap_or(0),
+                        PropKind::Int(lo, _) => *lo,
+                        PropKind::Piece(_) => -1,
+                    },
+                    Some(v) => self.prop_value(&kind, v, *file, &prop.span, pname),
+                };
+                props.push(PropDef { name: pname.clone(), kind, initial });
+            }
+            if let Some(die) = &c.die {
+                match self.defs.dice.iter().position(|d| d.name == die.value) {
+                    Some(i) => {
+                        let faces = &self.defs.dice[i].faces;
+                        let is_word = !m.dice[i].1.faces.value.iter().all(|f| matches!(f, ParamValue::Int(_)));
+                        let kind = if is_word {
+                            let mut words: Vec<SymId> = faces.iter().map(|&f| f as SymId).collect();
+                            words.dedup();
+                            PropKind::Word(words)
+                        } else {
+                            PropKind::Int(faces.iter().copied().min().unwrap_or(0), faces.iter().copied().max().unwrap_or(0))
+                        };
+                        let initial = faces.first().copied().unwrap_or(0);
+                        props.push(PropDef { name: "face".into(), kind, initial });
+                        self.defs.kinds[k].die = Some(i);
+                    }
+                    None => {
+                        let names: Vec<String> = self.defs.dice.iter().map(|d| d.name.clone()).collect();
+                        let d = self
+                            .err(*file, die.span.clone(), format!("unknown die `{}`", die.value))
+                            .expected(format!("a die name: {}", one_of(names.iter())));
+                        self.push(d);
+                    }
+                }
+            }
+            self.defs.kinds[k].props = props;
+        }
+    }
+
+    /// Encodes a written property value for a property of the given domain.
+    fn prop_value(&mut self, kind: &PropKind, v: &ParamValue, file: FileId, span: &std::ops::Range<usize>, prop: &str) -> i64 {
+        let ok = match (kind, v) {
+            (PropKind::Word(words), ParamValue::Text(t)) => self.defs.symbol_index.get(t).filter(|s| words.contains(s)).map(|&s| i64::from(s)),
+            (PropKind::Int(lo, hi), ParamValue::Int(i)) if (lo..=hi).contains(&i) => Some(*i),
+            (PropKind::Piece(_), ParamValue::Text(t)) => {
+                // Pieces may name pieces declared later: the name is resolved once all exist.
+                self.pending_pieces.push((t.clone(), file, span.clone()));
+                Some(PENDING_PIECE)
+            }
+            _ => None,
+        };
+        match ok {
+            Some(v) => v,
+            None => {
+                let expected = match kind {
+                    PropKind::Word(words) => one_of(words.iter().map(|w| self.defs.symbols[*w as usize].to_string())),
+                    PropKind::Int(lo, hi) => format!("an integer from {lo} to {hi}"),
+                    PropKind::Piece(_) => "the name of a piece".to_string(),
+                };
+                let d = self.err(file, span.clone(), format!("bad value for property `{prop}`")).expected(expected).found(format!("{v:?}"));
+                self.push(d);
+                0
+            }
+        }
+    }
+
+    fn resolve_zones(&mut self) {
+        let m = self.merged;
+        // Names first (per-seat zones expand to one per seat), so zones can refer to each other.
+        let mut expanded: Vec<(String, Option<SeatId>, usize)> = Vec::new();
+        for (i, (name, (_, z))) in m.zones.iter().enumerate() {
+            if z.per_seat {
+                for (s, seat) in self.defs.seats.iter().enumerate() {
+                    expanded.push((format!("{name}.{}", seat.name), Some(s as SeatId), i));
+                }
+            } else {
+                expanded.push((name.clone(), None, i));
+            }
+        }
+        for (id, (name, _, _)) in expanded.iter().enumerate() {
+            self.defs.zone_index.insert(name.clone(), id as ZoneId);
+            self.defs.zone_names.push(name.as_str().into());
+        }
+        for (name, seat, i) in &expanded {
+            let (_, (file, z)) = m.zones.get_index(*i).expect("index from enumerate");
+            let owner = match (seat, &z.owner) {
+                (Some(s), _) => Some(*s),
+                (None, Some(o)) => self.seat_ref(o, *file),
+                (None, None) => None,
+            };
+            let capacity = z.capacity.as_ref().and_then(|c| self.int(&c.value, *file, &c.span)).map(|c| c.max(0) as u32);
+            let accepts = z.accepts.as_ref().map(|list| list.iter().filter_map(|k| self.kind_ref(k, *file)).collect());
+            let enter_from = z.enter_from.as_ref().map(|list| list.iter().filter_map(|n| self.zone_ref(n, *file)).collect());
+            self.defs.zones.push(ZoneDef {
+                name: name.clone(),
+                owner,
+                ordered: z.ordered,
+                capacity,
+                accepts,
+                enter_from,
+                face: z.face,
+                owner_sees: z.owner_sees,
+                others_see: z.others_see,
+            });
+        }
+        if self.defs.zones.len() > usize::from(u16::MAX) {
+            let d = Diagnostic::new("too many zones").at(m.game_file, 0..0);
+            self.push(d);
+        }
+    }
+
+    fn resolve_pieces(&mut self) {
+        let m = self.merged;
+        let mut prop_base = 0usize;
+        for (name, (file, p)) in &m.pieces {
+            let Some(kind_name) = &p.kind else {
+                let d = Diagnostic::new(format!("piece `{name}` needs a `type`")).at(*file, 0..0).expected("type = \"<component kind>\"");
+                self.push(d);
+                continue;
+            };
+            let Some(zone_name) = &p.zone else {
+                let d = self.err(*file, kind_name.span.clone(), format!("piece `{name}` needs a starting `zone`")).expected("zone = \"<zone>\"");
+                self.push(d);
+                continue;
+            };
+            let (Some(kind), Some(zone)) = (self.kind_ref(kind_name, *file), self.zone_ref(zone_name, *file)) else { continue };
+            let count = match &p.count {
+                Some(c) => self.int(&c.value, *file, &c.span).unwrap_or(1).clamp(0, 10_000),
+                None => 1,
+            };
+            let kind_def = self.defs.kinds[kind as usize].clone();
+            let mut props: Vec<i64> = kind_def.props.iter().map(|p| p.initial).collect();
+            for (pname, value) in &p.props {
+                match kind_def.prop(pname) {
+                    Some(slot) => props[slot] = self.prop_value(&kind_def.props[slot].kind, &value.value, *file, &value.span, pname),
+                    None => {
+                        let d = self
+                            .err(*file, value.span.clone(), format!("`{}` has no property `{pname}`", kind_def.name))
+                            .expected(format!("a property of `{}`: {}", kind_def.name, one_of(kind_def.props.iter().map(|p| &p.name))));
+                        self.push(d);
+                    }
+                }
+            }
+            let face_up = p.face_up.unwrap_or(self.defs.zones[zone as usize].face != Facing::Down);
+            let first = self.defs.pieces.len();
+            let written: Vec<_> = std::mem::take(&mut self.pending_pieces);
+            let pending_slots = props.iter().enumerate().filter(|(_, v)| **v == PENDING_PIECE).map(|(i, _)| i);
+            for (slot, (pname, pfile, pspan)) in pending_slots.zip(written) {
+                self.unresolved.push((first..first + count as usize, slot, pname, pfile, pspan));
+            }
+            for n in 0..count {
+                let piece_name = if p.count.is_some() { format!("{name}_{}", n + 1) } else { name.clone() };
+                let id = self.defs.pieces.len();
+                if id >= usize::from(u16::MAX) {
+                    let d = Diagnostic::new("too many pieces").at(*file, 0..0);
+                    self.push(d);
+                    return;
+                }
+                self.defs.piece_index.insert(piece_name.clone(), id as PieceId);
+                self.defs.piece_names.push(piece_name.as_str().into());
+                self.defs.pieces.push(PieceDef { name: piece_name, kind, zone, props: props.clone(), prop_base, face_up });
+                prop_base += props.len();
+            }
+        }
+        self.defs.prop_slots = prop_base;
+        // Piece-valued properties were written as names; now every piece has an id.
+        for (pieces, slot, name, file, span) in std::mem::take(&mut self.unresolved) {
+            let id = match self.defs.piece_index.get(&name) {
+                Some(&id) => i64::from(id),
+                None => {
+                    let names: Vec<String> = self.defs.pieces.iter().map(|p| p.name.clone()).collect();
+                    let d = self.err(file, span, format!("unknown piece `{name}`")).expected(format!("a piece name: {}", one_of(names.iter())));
+                    self.push(d);
+                    -1
+                }
+            };
+            for p in pieces {
+                self.defs.pieces[p].props[slot] = id;
+            }
+        }
+    }
+
+    fn resolve_counters(&mut self) {
+        let m = self.merged;
+        for (name, (file, c)) in &m.counters {
+            let lo = self.int(&c.range.value[0], *file, &c.range.span).unwrap_or(0);
+            let hi = self.int(&c.range.value[1], *file, &c.range.span).unwrap_or(0);
+            if lo > hi {
+                let d = self.err(*file, c.range.span.clone(), format!("counter `{name}` has min {lo} above max {hi}"));
+                self.push(d);
+            }
+            let initial = match &c.initial {
+                Some(i) => {
+                    let v = self.int(&i.value, *file, &i.span).unwrap_or(lo);
+                    if !(lo..=hi).contains(&v) {
+                        let d = self
+                            .err(*file, i.span.clone(), format!("counter `{name}` starts outside its range"))
+                            .expected(format!("a value from {lo} to {hi}"))
+                            .found(v.to_string());
+                        self.push(d);
+                    }
+                    v
+                }
+                None => lo,
+            };
+            let owners: Vec<(String, Option<SeatId>)> = if c.per_seat {
+                self.defs.seats.iter().enumerate().map(|(s, seat)| (format!("{name}.{}", seat.name), Some(s as SeatId))).collect()
+            } else {
+                vec![(name.clone(), None)]
+            };
+            for (cname, owner) in owners {
+                self.defs.counter_index.insert(cname.clone(), self.defs.counters.len() as CounterId);
+                self.defs.counters.push(CounterDef { name: cname, min: lo, max: hi, initial, owner, visible: c.visible });
+            }
+        }
+    }
+
+    fn resolve_actions(&mut self) {
+        let m = self.merged;
+        for (i, name) in m.actions.keys().enumerate() {
+            self.defs.action_index.insert(name.clone(), i as ActionId);
+        }
+        for (name, (file, a)) in &m.actions {
+            let file = *file;
+            let mut params = Vec::new();
+            for p in &a.params {
+                let given = [p.piece.is_some() || p.pieces.is_some(), p.zone.is_some(), p.one_of.is_some(), p.range.is_some(), p.seat]
+                    .iter()
+                    .filter(|b| **b)
+                    .count();
+                if given != 1 {
+                    let d = self
+                        .err(file, p.name.span.clone(), format!("parameter `{}` of action `{name}` needs exactly one domain", p.name.value))
+                        .expected("one of `piece` (or `pieces`), `zone`, `one_of`, `range` or `seat = true`");
+                    self.push(d);
+                    continue;
+                }
+                let domain = if p.piece.is_some() || p.pieces.is_some() {
+                    let within = p.within.as_ref().map(|zs| zs.iter().filter_map(|z| self.zone_ref(z, file)).collect());
+                    let names: Vec<Name> = p.piece.iter().chain(p.pieces.iter().flatten()).cloned().collect();
+                    Domain::Piece(names.iter().filter_map(|k| self.kind_ref(k, file)).collect(), within)
+                } else if let Some(zones) = &p.zone {
+                    Domain::Zone(zones.iter().filter_map(|z| self.zone_ref(z, file)).collect())
+                } else if let Some(words) = &p.one_of {
+                    Domain::Word(words.iter().map(|w| self.intern(w)).collect())
+                } else if let Some([lo, hi]) = &p.range {
+                    let span = p.name.span.clone();
+                    Domain::Int(self.int(lo, file, &span).unwrap_or(0), self.int(hi, file, &span).unwrap_or(0))
+                } else {
+                    Domain::Seat
+                };
+                params.push(ParamDef { name: p.name.value.clone(), domain });
+            }
+            if params.len() > 4 {
+                let d = Diagnostic::new(format!("action `{name}` has more than 4 parameters")).at(file, 0..0);
+                self.push(d);
+            }
+            let param_index = |n: &Name| params.iter().position(|p| p.name == n.value);
+            let mut effect = Effect::default();
+            if let Some(e) = &a.effect {
+                match (&e.move_piece, &e.to) {
+                    (Some(piece), Some(to)) => match (param_index(piece), param_index(to)) {
+                        (Some(pi), Some(zi)) if matches!(params[pi].domain, Domain::Piece(..)) && matches!(params[zi].domain, Domain::Zone(_)) => {
+                            effect.moves = Some((pi, zi))
+                        }
+                        _ => {
+                            let d = self
+                                .err(file, piece.span.start..to.span.end, format!("effect of `{name}` must move a piece parameter to a zone parameter"))
+                                .expected(format!("parameter names of `{name}`: {}", one_of(params.iter().map(|p| &p.name))));
+                            self.push(d);
+                        }
+                    },
+                    (None, None) => {}
+                    (Some(n), None) | (None, Some(n)) => {
+                        let d = self.err(file, n.span.clone(), "`move` and `to` go together").expected("move = \"<piece param>\", to = \"<zone param>\"");
+                        self.push(d);
+                    }
+                }
+                if let Some([piece, prop, value]) = &e.set {
+                    match (param_index(piece), param_index(value)) {
+                        (Some(pi), Some(vi)) if matches!(params[pi].domain, Domain::Piece(..)) => effect.sets = Some((pi, prop.value.clone(), vi)),
+                        _ => {
+                            let d = self
+                                .err(file, piece.span.start..value.span.end, format!("effect of `{name}` must set a property of a piece parameter from a parameter"))
+                                .expected(format!("parameter names of `{name}`: {}", one_of(params.iter().map(|p| &p.name))));
+                            self.push(d);
+                        }
+                    }
+                }
+            }
+            let legal = a.legal.as_ref().map(|h| self.hook(h, file, 2));
+            let apply = a.apply.as_ref().map(|h| self.hook(h, file, 2));
+            self.defs.actions.push(ActionDef { name: name.clone(), params, effect, legal, apply, secret: a.secret });
+        }
+    }
+
+    fn resolve_phases(&mut self) {
+        let m = self.merged;
+        for (name, (file, p)) in &m.phases {
+            let file = *file;
+            let on_enter = p.on_enter.as_ref().map(|h| self.hook(h, file, 1));
+            let resume = p.resume.as_ref().map(|h| self.hook(h, file, 1));
+            let on_exit = p.on_exit.as_ref().map(|h| self.hook(h, file, 1));
+            let mut ask = Vec::new();
+            for a in &p.ask {
+                let (Some(seat), Some(action)) = (self.seat_ref(&a.seat, file), self.action_ref(&a.action, file)) else { continue };
+                let each: Vec<ZoneId> = a.each.iter().filter_map(|z| self.zone_ref(z, file)).collect();
+                let Some(param) = self.defs.actions[action as usize].params.iter().position(|p| matches!(p.domain, Domain::Piece(..))) else {
+                    let d = self
+                        .err(file, a.action.span.clone(), format!("`ask` needs action `{}` to take a piece parameter", a.action.value))
+                        .expected("an action whose parameters include a piece");
+                    self.push(d);
+                    continue;
+                };
+                let while_hook = a.while_hook.as_ref().map(|h| self.hook(h, file, 1));
+                ask.push(AskDef { seat, action, param, each, while_hook });
+            }
+            let actions = p.actions.iter().filter_map(|a| self.action_ref(a, file)).collect();
+            let active = match &p.active {
+                Some(list) => list.iter().filter_map(|s| self.seat_ref(s, file)).collect(),
+                None => (0..self.defs.seats.len() as SeatId).collect(),
+            };
+            let next = p.next.as_ref().and_then(|n| self.phase_ref(n, file));
+            self.defs.phases.push(PhaseDef { name: name.clone(), on_enter, ask, resume, on_exit, actions, active, next });
+        }
+    }
+}

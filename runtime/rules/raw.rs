@@ -1,0 +1,452 @@
+//! The ruleset files as written: serde structures that mirror `game.toml` one to one.
+//!
+//! Loading happens in two steps (see `load.rs`): these raw structures keep the byte span of
+//! every value a diagnostic may need to point at, then a validation pass resolves names into
+//! ids. Keeping the two apart is what lets errors name file, line and column even for
+//! references that only turn out to be wrong once the whole file is read. The JSON Schema that
+//! editors use to complete `game.toml` is generated from these types (`tabula schema`).
+
+use std::ops::Range;
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// A value together with the byte range it came from in its file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Located<T> {
+    /// The value as deserialized.
+    pub value: T,
+    /// Byte offsets of the value in its source file.
+    pub span: Range<usize>,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Located<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let spanned = toml::Spanned::<T>::deserialize(deserializer)?;
+        let span = spanned.span();
+        Ok(Located { value: spanned.into_inner(), span })
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Located<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+/// A name written in the file (of a zone, a piece type, a phase...), with its place.
+pub type Name = Located<String>;
+
+/// A whole ruleset file: `game.toml`, or a variant overlay in `variants/`.
+///
+/// Every table is keyed by the name scripts and logs use. Order is kept: seats play in the order
+/// they are written, and pieces of one zone are listed in the order they are declared.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "tabula ruleset (game.toml)")]
+pub struct RawRuleset {
+    /// What the game is and how it starts. Required in `game.toml`; an overlay may change fields.
+    pub game: Option<RawGame>,
+    /// Named numbers and words of the rules. Scripts read them with `game.param("name")`, numeric
+    /// fields elsewhere may name them instead of a number, and `--set name=value` overrides them.
+    #[serde(default)]
+    pub params: IndexMap<String, Located<ParamValue>>,
+    /// Player positions, in turn order. A seat's key is its role (`exile`, `police`, `red`).
+    #[serde(default)]
+    pub seats: IndexMap<String, RawSeat>,
+    /// How a game can end. A game ends when a script calls `game.end("name")`.
+    #[serde(default)]
+    pub outcomes: IndexMap<String, RawOutcome>,
+    /// Kinds of pieces and the properties every piece of the kind carries.
+    #[serde(default)]
+    pub components: IndexMap<String, RawComponent>,
+    /// The pieces in the box: each lives in exactly one zone at all times.
+    #[serde(default)]
+    pub pieces: IndexMap<String, RawPiece>,
+    /// Places a piece can be: areas, hands, decks, tracks, board spaces.
+    #[serde(default)]
+    pub zones: IndexMap<String, RawZone>,
+    /// Bounded integers: money, arrests, rounds, a tunnel marker.
+    #[serde(default)]
+    pub counters: IndexMap<String, RawCounter>,
+    /// Kinds of dice and their faces. A die in play is a piece whose component names the die.
+    #[serde(default)]
+    pub dice: IndexMap<String, RawDie>,
+    /// Links between zones that form a board graph (board spaces), with properties.
+    #[serde(default)]
+    pub edges: Vec<RawEdge>,
+    /// The phases of the game, each a step of the flow.
+    #[serde(default)]
+    pub phases: IndexMap<String, RawPhase>,
+    /// What seats can do: typed parameters with enumerable domains, an effect and hooks.
+    #[serde(default)]
+    pub actions: IndexMap<String, RawAction>,
+    /// Moments on the game clock that fire a hook (real-time games).
+    #[serde(default)]
+    pub timers: IndexMap<String, RawTimer>,
+}
+
+/// The `[game]` table.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawGame {
+    /// The published name of the game.
+    pub name: Option<String>,
+    /// Who published it, and when; shown by `tabula list`.
+    pub about: Option<String>,
+    /// Player counts the rules allow: one number, or `[min, max]`.
+    pub players: Option<Located<Players>>,
+    /// Rhai files with the phase logic, relative to the ruleset folder, compiled in this order.
+    pub scripts: Option<Vec<Name>>,
+    /// The phase the game starts in.
+    pub start: Option<Name>,
+}
+
+/// A player count, or an inclusive range of them.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Players {
+    /// Exactly this many players.
+    Exactly(u8),
+    /// `[min, max]`, both included.
+    Range([u8; 2]),
+}
+
+/// A parameter value: a number, a word, or a list of either.
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// An integer.
+    Int(i64),
+    /// A word (a symbol).
+    Text(String),
+    /// A list of integers or words.
+    List(Vec<ParamValue>),
+    /// A table: values chosen by player count (`by_players = { 2 = 7, 3 = 11 }`) or any table.
+    Table(IndexMap<String, ParamValue>),
+}
+
+/// An integer written in place, or the name of an integer parameter.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum IntOrParam {
+    /// A number.
+    Int(i64),
+    /// The name of a parameter in `[params]` holding a number.
+    Param(String),
+}
+
+/// A `[seats.<role>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawSeat {
+    /// Who this seat is, for people reading the rules.
+    pub description: Option<String>,
+    /// The team the seat belongs to, if the game has teams.
+    pub team: Option<String>,
+}
+
+/// An `[outcomes.<name>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutcome {
+    /// Seats that win with this outcome; empty for a draw or a shared loss.
+    #[serde(default)]
+    pub winners: Vec<Name>,
+    /// What happened, in the words of the rulebook.
+    pub description: Option<String>,
+}
+
+/// A `[components.<kind>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawComponent {
+    /// Properties every piece of this kind carries, with their domains.
+    #[serde(default)]
+    pub props: IndexMap<String, Located<RawProp>>,
+    /// Makes the pieces dice of this kind (from `[dice]`): they get a `face` property.
+    pub die: Option<Name>,
+}
+
+/// The domain of a property: exactly one of `one_of`, `range` or `piece`.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawProp {
+    /// The property is one of these words.
+    pub one_of: Option<Vec<String>>,
+    /// The property is an integer in `[min, max]`, both included.
+    pub range: Option<[IntOrParam; 2]>,
+    /// The property names a piece of this component kind.
+    pub piece: Option<String>,
+    /// The value at the start (a word, a number or a piece name); defaults to the first word,
+    /// the minimum, or no piece.
+    pub initial: Option<ParamValue>,
+}
+
+/// A `[pieces.<name>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawPiece {
+    /// The component kind.
+    #[serde(rename = "type")]
+    pub kind: Option<Name>,
+    /// The zone the piece starts in.
+    pub zone: Option<Name>,
+    /// Several identical pieces: named `<name>_1` .. `<name>_<count>`.
+    pub count: Option<Located<IntOrParam>>,
+    /// Starting values of properties, overriding the kind's initial values.
+    #[serde(default)]
+    pub props: IndexMap<String, Located<ParamValue>>,
+    /// Whether the piece starts face up (default: as its zone's `face`, else up).
+    pub face_up: Option<bool>,
+}
+
+/// What a seat sees of a zone's pieces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sight {
+    /// Every piece, face up or down.
+    #[default]
+    All,
+    /// How many pieces there are, and the face-up ones.
+    Count,
+    /// How many, and the top piece of an ordered zone, and the face-up ones.
+    Top,
+    /// Only the face-up pieces: not even how many others there are.
+    None,
+}
+
+/// How a piece's face changes when it enters a zone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Facing {
+    /// Pieces keep the face they had.
+    #[default]
+    Keep,
+    /// Pieces are turned face up.
+    Up,
+    /// Pieces are turned face down.
+    Down,
+}
+
+/// A `[zones.<name>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawZone {
+    /// What the zone is on the table.
+    pub description: Option<String>,
+    /// The seat that owns the zone (its hand, its side of the board).
+    pub owner: Option<Name>,
+    /// One zone per seat, named `<name>.<seat>` and owned by that seat.
+    #[serde(default)]
+    pub per_seat: bool,
+    /// An ordered zone (deck, track, discard pile) keeps the order pieces came in; an unordered
+    /// one lists its pieces in declaration order.
+    #[serde(default)]
+    pub ordered: bool,
+    /// The most pieces the zone holds (counting only pieces of the kinds it accepts).
+    pub capacity: Option<Located<IntOrParam>>,
+    /// Component kinds that may enter the zone (default: any).
+    pub accepts: Option<Vec<Name>>,
+    /// Zones whose pieces may move here (default: any). A move from elsewhere is not legal.
+    pub enter_from: Option<Vec<Name>>,
+    /// How pieces are turned when they enter.
+    #[serde(default)]
+    pub face: Facing,
+    /// What the owner sees (default: all).
+    #[serde(default)]
+    pub owner_sees: Sight,
+    /// What everyone else sees (default: all).
+    #[serde(default)]
+    pub others_see: Sight,
+}
+
+/// What seats see of a counter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CounterSight {
+    /// Everyone sees it.
+    #[default]
+    All,
+    /// Only its seat (per-seat counters) sees it.
+    Owner,
+    /// Nobody: bookkeeping for the scripts.
+    None,
+}
+
+/// A `[counters.<name>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCounter {
+    /// What the counter tracks on the table.
+    pub description: Option<String>,
+    /// `[min, max]`, both included. Adding past an end stops at the end, as a marker on a
+    /// printed track does.
+    pub range: Located<[IntOrParam; 2]>,
+    /// The value at the start (default: the minimum).
+    pub initial: Option<Located<IntOrParam>>,
+    /// One counter per seat, named `<name>.<seat>`.
+    #[serde(default)]
+    pub per_seat: bool,
+    /// Who sees the value.
+    #[serde(default)]
+    pub visible: CounterSight,
+}
+
+/// A `[dice.<kind>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawDie {
+    /// The faces, each equally likely: numbers or words (a word may repeat).
+    pub faces: Located<Vec<ParamValue>>,
+}
+
+/// An `[[edges]]` entry: a link between two zones of a board graph.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawEdge {
+    /// One end.
+    pub from: Name,
+    /// The other end.
+    pub to: Name,
+    /// A link that can only be crossed from `from` to `to`.
+    #[serde(default)]
+    pub one_way: bool,
+    /// A word describing the link (a door, a wire fence), for scripts to test.
+    pub kind: Option<String>,
+}
+
+/// A prompt a phase opens on entry: one decision per piece of some zones, in declaration order.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAsk {
+    /// The seat that decides.
+    pub seat: Name,
+    /// The action the seat answers with. Its first piece parameter is bound to each piece.
+    pub action: Name,
+    /// Zones whose pieces are asked about, merged in declaration order of the pieces.
+    pub each: Vec<Name>,
+    /// A script function `(game) -> bool` checked before each of these prompts; once it returns
+    /// false, the remaining prompts of this ask are dropped.
+    #[serde(rename = "while")]
+    pub while_hook: Option<Name>,
+}
+
+/// A `[phases.<name>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawPhase {
+    /// What happens in the phase, in the rulebook's words.
+    pub description: Option<String>,
+    /// Script function `(game)` run when the phase begins.
+    pub on_enter: Option<Name>,
+    /// Prompts opened after `on_enter`.
+    #[serde(default)]
+    pub ask: Vec<RawAsk>,
+    /// Script function `(game)` run whenever no prompt is pending; the phase ends once it opens
+    /// no new prompt.
+    pub resume: Option<Name>,
+    /// Script function `(game)` run when the phase ends.
+    pub on_exit: Option<Name>,
+    /// Actions any active seat may take at any time while the phase lasts (real-time and
+    /// simultaneous phases). Such a phase ends only when a script calls `game.goto`.
+    #[serde(default)]
+    pub actions: Vec<Name>,
+    /// Seats that may take the phase's standing actions (default: all).
+    pub active: Option<Vec<Name>>,
+    /// The phase that follows (a script may choose another with `game.goto`).
+    pub next: Option<Name>,
+}
+
+/// One parameter of an action. Exactly one domain key is given.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawParam {
+    /// The name scripts and logs use for the argument.
+    pub name: Name,
+    /// A piece of this component kind...
+    pub piece: Option<Name>,
+    /// ...or of any of these kinds...
+    pub pieces: Option<Vec<Name>>,
+    /// ...lying in one of these zones (default: any zone).
+    #[serde(rename = "in")]
+    pub within: Option<Vec<Name>>,
+    /// One of these zones.
+    pub zone: Option<Vec<Name>>,
+    /// One of these words.
+    pub one_of: Option<Vec<String>>,
+    /// An integer in `[min, max]`.
+    pub range: Option<[IntOrParam; 2]>,
+    /// One of the seats.
+    #[serde(default)]
+    pub seat: bool,
+}
+
+/// What an action does without a script (fast, and checked by the engine).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawEffect {
+    /// Moves the piece given by this parameter...
+    #[serde(rename = "move")]
+    pub move_piece: Option<Name>,
+    /// ...to the zone given by this parameter. The move must respect the zone's capacity,
+    /// `accepts` and `enter_from`; destinations that do not are not legal.
+    pub to: Option<Name>,
+    /// Sets a property: `[piece parameter, property, value parameter]`.
+    pub set: Option<[Name; 3]>,
+}
+
+/// An `[actions.<name>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAction {
+    /// What the action is, in the rulebook's words.
+    pub description: Option<String>,
+    /// Typed parameters, in the order logs write them.
+    #[serde(default)]
+    pub params: Vec<RawParam>,
+    /// Built-in effect applied before `apply`.
+    pub effect: Option<RawEffect>,
+    /// Script function `(game, args) -> bool` filtering candidates beyond the built-in checks.
+    pub legal: Option<Name>,
+    /// Script function `(game, args)` run when the action is taken.
+    pub apply: Option<Name>,
+    /// The arguments are secret: other seats see that the action was taken, not with what.
+    #[serde(default)]
+    pub secret: bool,
+}
+
+/// A `[timers.<name>]` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawTimer {
+    /// Game time in milliseconds at which the timer fires.
+    pub at: Located<IntOrParam>,
+    /// Script function `(game)` run when the clock reaches `at`.
+    pub hook: Name,
+}
+
+/// The JSON Schema of `game.toml`, as editors (taplo, Even Better TOML) read it.
+pub fn json_schema() -> String {
+    let settings = schemars::generate::SchemaSettings::draft07();
+    let schema = settings.into_generator().into_root_schema_for::<RawRuleset>();
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+impl Default for IntOrParam {
+    fn default() -> Self {
+        IntOrParam::Int(0)
+    }
+}

@@ -1,0 +1,453 @@
+//! The Rhai bridge: compiles a ruleset's scripts once and runs its hooks against a game state.
+//!
+//! Scripts see the game only through the `Game` handle registered here; every method checks its
+//! arguments and changes state through `State`'s methods, which keep the invariants and record
+//! events. While a hook runs, the state is moved into a cell the handle shares (a swap, not a
+//! copy) and moved back afterwards. Scripts run under operation, depth and size limits, so a
+//! runaway script is an error rather than a hang.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rhai::{Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Position, Scope, AST};
+
+use crate::diag::{Diagnostic, Error, FileId};
+use crate::event::Event;
+use crate::rules::{Defs, Domain, HookId, PieceId, PropKind, ZoneId};
+use crate::state::{Action, Prompt, State, Value};
+
+/// Most operations one hook call may perform before it is stopped as a runaway.
+pub const MAX_OPERATIONS: u64 = 2_000_000;
+
+type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// The handle scripts receive as `game`.
+#[derive(Clone)]
+pub struct GameApi {
+    state: Rc<RefCell<State>>,
+    defs: Rc<Defs>,
+}
+
+/// Compiled scripts of one ruleset and the engine that runs them.
+pub(crate) struct Scripts {
+    engine: Engine,
+    ast: AST,
+    cell: Rc<RefCell<State>>,
+    defs: Rc<Defs>,
+    /// The file defining each script function, to name it in errors.
+    fn_file: HashMap<String, FileId>,
+}
+
+fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
+    Err(message.into().into())
+}
+
+impl GameApi {
+    fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
+        match self.defs.zone(name) {
+            Some(z) => Ok(z),
+            None => fail(format!("no zone named `{name}`")),
+        }
+    }
+
+    fn piece(&self, id: i64) -> RhaiResult<PieceId> {
+        if (0..self.defs.pieces.len() as i64).contains(&id) {
+            Ok(id as PieceId)
+        } else {
+            fail(format!("{id} is not a piece id"))
+        }
+    }
+
+    fn counter(&self, name: &str) -> RhaiResult<u16> {
+        match self.defs.counter(name) {
+            Some(c) => Ok(c),
+            None => fail(format!("no counter named `{name}`")),
+        }
+    }
+
+    /// A property value as a script sees it: words as strings, pieces as ids (or `()`).
+    fn prop_dynamic(&self, kind: &PropKind, value: i64) -> Dynamic {
+        match kind {
+            PropKind::Word(_) => self.defs.symbols.get(value as usize).cloned().map(Dynamic::from).unwrap_or(Dynamic::UNIT),
+            PropKind::Int(..) => Dynamic::from_int(value),
+            PropKind::Piece(_) if value < 0 => Dynamic::UNIT,
+            PropKind::Piece(_) => Dynamic::from_int(value),
+        }
+    }
+}
+
+/// Converts a script value into an action argument of the given domain.
+pub(crate) fn to_value(defs: &Defs, domain: &Domain, v: &Dynamic) -> Result<Value, String> {
+    let text = v.clone().into_immutable_string().ok();
+    match domain {
+        Domain::Piece(..) => match v.as_int() {
+            Ok(id) if (0..defs.pieces.len() as i64).contains(&id) => Ok(Value::Piece(id as PieceId)),
+            _ => text.and_then(|t| defs.piece(&t)).map(Value::Piece).ok_or_else(|| format!("expected a piece, found {v}")),
+        },
+        Domain::Zone(_) => text.and_then(|t| defs.zone(&t)).map(Value::Zone).ok_or_else(|| format!("expected a zone name, found {v}")),
+        Domain::Word(_) => text.and_then(|t| defs.symbol(&t)).map(Value::Word).ok_or_else(|| format!("expected a word, found {v}")),
+        Domain::Int(..) => v.as_int().map(Value::Int).map_err(|_| format!("expected an integer, found {v}")),
+        Domain::Seat => text.and_then(|t| defs.seat(&t)).map(Value::Seat).ok_or_else(|| format!("expected a seat name, found {v}")),
+    }
+}
+
+/// An action argument as a script value.
+pub(crate) fn from_value(defs: &Defs, v: &Value) -> Dynamic {
+    match v {
+        Value::Piece(p) => Dynamic::from_int(i64::from(*p)),
+        Value::Zone(z) => Dynamic::from(defs.zone_names[*z as usize].clone()),
+        Value::Word(w) => Dynamic::from(defs.symbols[*w as usize].clone()),
+        Value::Int(i) => Dynamic::from_int(*i),
+        Value::Seat(s) => Dynamic::from(defs.seat_names[*s as usize].clone()),
+    }
+}
+
+/// An action's arguments as the map `apply` and `legal` hooks receive, plus `seat`.
+pub(crate) fn args_map(defs: &Defs, action: &Action) -> Map {
+    let def = &defs.actions[action.action as usize];
+    let mut map = Map::new();
+    for (p, v) in def.params.iter().zip(&action.args) {
+        map.insert(p.name.as_str().into(), from_value(defs, v));
+    }
+    map.insert("seat".into(), Dynamic::from(defs.seat_names[action.seat as usize].clone()));
+    map
+}
+
+fn register_api(engine: &mut Engine) {
+    engine.register_type_with_name::<GameApi>("Game");
+
+    // Parameters and players.
+    engine.register_fn("param", |g: &mut GameApi, name: &str| -> RhaiResult<Dynamic> {
+        match g.defs.param_values.get(name) {
+            Some(v) => Ok(v.clone()),
+            None => fail(format!("no parameter named `{name}`")),
+        }
+    });
+    engine.register_fn("players", |g: &mut GameApi| i64::from(g.state.borrow().players));
+    engine.register_fn("seats", |g: &mut GameApi| -> Array {
+        let n = g.state.borrow().players as usize;
+        g.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
+    });
+
+    // Counters.
+    engine.register_fn("counter", |g: &mut GameApi, name: &str| -> RhaiResult<i64> {
+        let c = g.counter(name)?;
+        Ok(g.state.borrow().counter(c))
+    });
+    engine.register_fn("set_counter", |g: &mut GameApi, name: &str, value: i64| -> RhaiResult<i64> {
+        let c = g.counter(name)?;
+        Ok(g.state.borrow_mut().set_counter(&g.defs, c, value))
+    });
+    engine.register_fn("add", |g: &mut GameApi, name: &str, delta: i64| -> RhaiResult<i64> {
+        let c = g.counter(name)?;
+        let mut s = g.state.borrow_mut();
+        let v = s.counter(c).saturating_add(delta);
+        Ok(s.set_counter(&g.defs, c, v))
+    });
+
+    // Zones and pieces.
+    engine.register_fn("pieces", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        let z = g.zone(zone)?;
+        Ok(g.state.borrow().pieces_in(&g.defs, z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
+    });
+    engine.register_fn("count", |g: &mut GameApi, zone: &str| -> RhaiResult<i64> {
+        let z = g.zone(zone)?;
+        Ok(i64::from(g.state.borrow().count(z)))
+    });
+    engine.register_fn("top", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+        let z = g.zone(zone)?;
+        Ok(g.state.borrow().top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT))
+    });
+    engine.register_fn("zone_of", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = g.piece(piece)?;
+        Ok(g.defs.zone_names[g.state.borrow().zone_of(p) as usize].clone())
+    });
+    engine.register_fn("owner", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+        let z = g.zone(zone)?;
+        Ok(g.defs.zones[z as usize].owner.map(|s| Dynamic::from(g.defs.seat_names[s as usize].clone())).unwrap_or(Dynamic::UNIT))
+    });
+    engine.register_fn("move", |g: &mut GameApi, piece: i64, zone: &str| -> RhaiResult<()> {
+        let (p, z) = (g.piece(piece)?, g.zone(zone)?);
+        g.state.borrow_mut().move_piece(&g.defs, p, z);
+        Ok(())
+    });
+    engine.register_fn("move_bottom", |g: &mut GameApi, piece: i64, zone: &str| -> RhaiResult<()> {
+        let (p, z) = (g.piece(piece)?, g.zone(zone)?);
+        g.state.borrow_mut().move_piece_to(&g.defs, p, z, false);
+        Ok(())
+    });
+    engine.register_fn("move_all", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<i64> {
+        let (from, to) = (g.zone(from)?, g.zone(to)?);
+        let mut s = g.state.borrow_mut();
+        let pieces = s.pieces_in(&g.defs, from);
+        for &p in pieces.iter().rev() {
+            s.move_piece(&g.defs, p, to);
+        }
+        Ok(pieces.len() as i64)
+    });
+    engine.register_fn("turn", |g: &mut GameApi, piece: i64, up: bool| -> RhaiResult<()> {
+        let p = g.piece(piece)?;
+        g.state.borrow_mut().turn(p, up);
+        Ok(())
+    });
+    engine.register_fn("reveal", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
+        let z = g.zone(zone)?;
+        let mut s = g.state.borrow_mut();
+        for p in s.pieces_in(&g.defs, z) {
+            s.turn(p, true);
+        }
+        Ok(())
+    });
+    engine.register_fn("is_face_up", |g: &mut GameApi, piece: i64| -> RhaiResult<bool> {
+        let p = g.piece(piece)?;
+        Ok(g.state.borrow().is_face_up(p))
+    });
+    engine.register_fn("name", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = g.piece(piece)?;
+        Ok(g.defs.piece_names[p as usize].clone())
+    });
+    engine.register_fn("piece", |g: &mut GameApi, name: &str| -> RhaiResult<i64> {
+        match g.defs.piece(name) {
+            Some(p) => Ok(i64::from(p)),
+            None => fail(format!("no piece named `{name}`")),
+        }
+    });
+    engine.register_fn("kind", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = g.piece(piece)?;
+        Ok(g.defs.kind_names[g.defs.pieces[p as usize].kind as usize].clone())
+    });
+    engine.register_fn("prop", |g: &mut GameApi, piece: i64, name: &str| -> RhaiResult<Dynamic> {
+        let p = g.piece(piece)?;
+        let Some(def) = g.defs.prop_def(p, name) else {
+            return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
+        };
+        let slot = g.defs.prop_slot(p, name).unwrap_or(0);
+        Ok(g.prop_dynamic(&def.kind, g.state.borrow().prop(slot)))
+    });
+    engine.register_fn("set_prop", |g: &mut GameApi, piece: i64, name: &str, value: Dynamic| -> RhaiResult<()> {
+        let p = g.piece(piece)?;
+        let Some(def) = g.defs.prop_def(p, name) else {
+            return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
+        };
+        let encoded = match &def.kind {
+            PropKind::Word(_) => match value.clone().into_immutable_string().ok().and_then(|t| g.defs.symbol(&t)) {
+                Some(s) => i64::from(s),
+                None => return fail(format!("{}.{name} takes a word, not {value}", g.defs.pieces[p as usize].name)),
+            },
+            PropKind::Int(..) => value.as_int().map_err(|_| format!("{}.{name} takes an integer, not {value}", g.defs.pieces[p as usize].name))?,
+            PropKind::Piece(_) if value.is_unit() => -1,
+            PropKind::Piece(_) => value.as_int().map_err(|_| format!("{}.{name} takes a piece id, not {value}", g.defs.pieces[p as usize].name))?,
+        };
+        g.state.borrow_mut().set_prop(&g.defs, p, name, encoded).map_err(Into::into)
+    });
+
+    // Flow.
+    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str| -> RhaiResult<()> { ask(g, seat, action, &Map::new()) });
+    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> { ask(g, seat, action, &fixed) });
+    engine.register_fn("goto", |g: &mut GameApi, phase: &str| -> RhaiResult<()> {
+        match g.defs.phase(phase) {
+            Some(p) => {
+                g.state.borrow_mut().goto = Some(p);
+                Ok(())
+            }
+            None => fail(format!("no phase named `{phase}`")),
+        }
+    });
+    engine.register_fn("end", |g: &mut GameApi, outcome: &str| -> RhaiResult<()> {
+        let Some(o) = g.defs.outcome(outcome) else {
+            return fail(format!("no outcome named `{outcome}`"));
+        };
+        let mut s = g.state.borrow_mut();
+        if s.outcome.is_none() {
+            s.outcome = Some(o);
+            s.prompts.clear();
+            s.emit(Event::Ended(o));
+        }
+        Ok(())
+    });
+    engine.register_fn("is_over", |g: &mut GameApi| g.state.borrow().outcome.is_some());
+    engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.state.borrow().phase as usize].clone());
+    engine.register_fn("clock", |g: &mut GameApi| g.state.borrow().clock);
+    engine.register_fn("note", |g: &mut GameApi, text: &str| g.state.borrow_mut().emit(Event::Note(text.to_string())));
+
+    // Chance.
+    engine.register_fn("random", |g: &mut GameApi, n: i64| -> RhaiResult<i64> {
+        if n <= 0 {
+            return fail(format!("random({n}): the range must be positive"));
+        }
+        Ok(g.state.borrow_mut().random(n as u64))
+    });
+    engine.register_fn("shuffle", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
+        let z = g.zone(zone)?;
+        g.state.borrow_mut().shuffle(&g.defs, z);
+        Ok(())
+    });
+    engine.register_fn("roll", |g: &mut GameApi, piece: i64| -> RhaiResult<Dynamic> {
+        let p = g.piece(piece)?;
+        let kind = &g.defs.kinds[g.defs.pieces[p as usize].kind as usize];
+        let Some(die) = kind.die else {
+            return fail(format!("{} is not a die", g.defs.pieces[p as usize].name));
+        };
+        let faces = &g.defs.dice[die].faces;
+        let mut s = g.state.borrow_mut();
+        let face = faces[s.rng.below(faces.len() as u64) as usize];
+        let slot = g.defs.prop_slot(p, "face").unwrap_or(0);
+        s.props[slot] = face;
+        s.emit(Event::Rolled { piece: p, face });
+        let prop = kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
+        Ok(g.prop_dynamic(&prop, face))
+    });
+
+    // The board graph.
+    engine.register_fn("neighbors", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        let z = g.zone(zone)?;
+        let mut out = Array::new();
+        for e in &g.defs.edges {
+            if e.from == z {
+                out.push(Dynamic::from(g.defs.zone_names[e.to as usize].clone()));
+            } else if e.to == z && !e.one_way {
+                out.push(Dynamic::from(g.defs.zone_names[e.from as usize].clone()));
+            }
+        }
+        Ok(out)
+    });
+    engine.register_fn("edge_kind", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<Dynamic> {
+        let (a, b) = (g.zone(from)?, g.zone(to)?);
+        let e = g.defs.edges.iter().find(|e| (e.from == a && e.to == b) || (!e.one_way && e.from == b && e.to == a));
+        Ok(e.and_then(|e| e.kind.clone()).map(Dynamic::from).unwrap_or(Dynamic::UNIT))
+    });
+}
+
+fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()> {
+    let defs = &g.defs;
+    let Some(seat_id) = defs.seat(seat) else { return fail(format!("no seat named `{seat}`")) };
+    let Some(action_id) = defs.action(action) else { return fail(format!("no action named `{action}`")) };
+    let def = &defs.actions[action_id as usize];
+    let mut args = vec![None; def.params.len()];
+    for (key, value) in fixed {
+        let Some(i) = def.params.iter().position(|p| p.name == key.as_str()) else {
+            return fail(format!("action `{action}` has no parameter `{key}`"));
+        };
+        args[i] = Some(to_value(defs, &def.params[i].domain, value).map_err(|e| format!("ask {action}: {}: {e}", key))?);
+    }
+    let mut s = g.state.borrow_mut();
+    let group = s.next_group;
+    s.next_group += 1;
+    s.prompts.push_back(Prompt { seat: seat_id, action: action_id, fixed: args, group, while_hook: None });
+    Ok(())
+}
+
+impl Scripts {
+    /// Compiles the script files (in order; later definitions of a function replace earlier
+    /// ones) and checks that every hook the definitions name exists with the right arity.
+    pub(crate) fn compile(defs: Rc<Defs>, files: &[FileId]) -> Result<Scripts, Error> {
+        let mut engine = Engine::new();
+        engine.set_optimization_level(rhai::OptimizationLevel::Simple);
+        engine.set_strict_variables(true);
+        engine.set_max_operations(MAX_OPERATIONS);
+        engine.set_max_call_levels(64);
+        engine.set_max_expr_depths(64, 32);
+        engine.set_max_string_size(10_000);
+        engine.set_max_array_size(10_000);
+        engine.set_max_map_size(10_000);
+        engine.on_print(|_| {});
+        engine.on_debug(|_, _, _| {});
+        register_api(&mut engine);
+
+        let mut ast = AST::empty();
+        let mut fn_file = HashMap::new();
+        let mut diags = Vec::new();
+        for &file in files {
+            match engine.compile(defs.sources.text(file)) {
+                Ok(mut part) => {
+                    part.set_source(defs.sources.path(file).display().to_string());
+                    for f in part.iter_functions() {
+                        fn_file.insert(f.name.to_string(), file);
+                    }
+                    ast = ast.merge(&part);
+                }
+                Err(e) => {
+                    let pos = e.position();
+                    let offset = defs.sources.offset(file, pos.line().unwrap_or(1), pos.position().unwrap_or(1));
+                    diags.push(
+                        Diagnostic::new(format!("script does not compile: {}", e.err_type()))
+                            .at(file, offset..offset + 1)
+                            .expected("valid Rhai"),
+                    );
+                }
+            }
+        }
+        let functions: Vec<(String, usize)> = ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect();
+        for h in &defs.hooks {
+            if !functions.iter().any(|(n, a)| *n == h.name && *a == h.arity) {
+                let similar: Vec<String> = functions.iter().filter(|(n, _)| *n == h.name).map(|(n, a)| format!("{n} with {a} argument(s)")).collect();
+                let mut d = Diagnostic::new(format!("no script function `{}` taking {} argument(s)", h.name, h.arity))
+                    .at(h.file, h.span.clone())
+                    .expected(format!("fn {}({}) in one of the ruleset's scripts", h.name, if h.arity == 1 { "game" } else { "game, args" }));
+                if !similar.is_empty() {
+                    d = d.found(similar.join(", "));
+                }
+                diags.push(d);
+            }
+        }
+        if !diags.is_empty() {
+            return Err(Error::Ruleset(diags, Box::new(defs.sources.clone())));
+        }
+        Ok(Scripts { engine, ast, cell: Rc::new(RefCell::new(State::default())), defs, fn_file })
+    }
+
+    /// Runs a hook with the game (and, for action hooks, the action's arguments). The state is
+    /// moved into the scripts' cell for the call and back out, whatever the result.
+    pub(crate) fn call(&self, hook: HookId, state: &mut State, args: Option<Map>) -> Result<Dynamic, Error> {
+        let name = &self.defs.hooks[hook as usize].name;
+        std::mem::swap(state, &mut *self.cell.borrow_mut());
+        let api = GameApi { state: self.cell.clone(), defs: self.defs.clone() };
+        let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+        let mut scope = Scope::new();
+        let result = match args {
+            None => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api,)),
+            Some(map) => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api, map)),
+        };
+        std::mem::swap(state, &mut *self.cell.borrow_mut());
+        result.map_err(|e| Error::Script(self.diagnose(name, &e)))
+    }
+
+    /// Runs a hook whose return value does not matter.
+    pub(crate) fn run(&self, hook: HookId, state: &mut State, args: Option<Map>) -> Result<(), Error> {
+        self.call(hook, state, args).map(drop)
+    }
+
+    /// Turns a Rhai error into a diagnostic naming the script file, line and column where it
+    /// happened (the innermost function call) and the hook that was running.
+    fn diagnose(&self, hook: &str, err: &EvalAltResult) -> Diagnostic {
+        let mut function = hook.to_string();
+        let mut position = Position::NONE;
+        let mut e = err;
+        while let EvalAltResult::ErrorInFunctionCall(name, _, inner, pos) = e {
+            if !name.is_empty() && self.fn_file.contains_key(name.as_str()) {
+                function = name.clone();
+            }
+            if !pos.is_none() {
+                position = *pos;
+            }
+            e = inner;
+        }
+        if !e.position().is_none() {
+            position = e.position();
+        }
+        let message = match e {
+            EvalAltResult::ErrorRuntime(v, _) => v.to_string(),
+            EvalAltResult::ErrorTooManyOperations(_) => {
+                format!("the script ran more than {MAX_OPERATIONS} operations (an endless loop?)")
+            }
+            other => other.to_string().split(" (line ").next().unwrap_or_default().to_string(),
+        };
+        let mut d = Diagnostic::new(format!("{message} (in hook `{hook}`)"));
+        if let (Some(&file), Some(line)) = (self.fn_file.get(&function), position.line()) {
+            let offset = self.defs.sources.offset(file, line, position.position().unwrap_or(1));
+            d = d.at(file, offset..offset + 1);
+        }
+        d
+    }
+}

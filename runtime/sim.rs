@@ -1,0 +1,124 @@
+//! Simulation: many games played by agents, with the numbers a designer asks for.
+//!
+//! Game `i` of a run seeded `s` is seeded `Rng::derive_seed(s, i)`, and each seat's random agent
+//! from that game seed, so any game of a run can be replayed on its own.
+
+use std::rc::Rc;
+use std::time::Instant;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::agent::{Agent, Decision, RandomAgent};
+use crate::diag::Error;
+use crate::flow::Game;
+use crate::rng::Rng;
+use crate::rules::Rules;
+
+/// How to run a simulation.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// How many games.
+    pub games: u64,
+    /// The seed of the run.
+    pub seed: u64,
+    /// Player count (default: the ruleset's smallest).
+    pub players: Option<u8>,
+    /// Decisions after which a game is abandoned as an error (a ruleset that never ends).
+    pub max_decisions: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions { games: 1000, seed: 0, players: None, max_decisions: 1_000_000 }
+    }
+}
+
+/// What a simulation found. `tabula sim --json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimReport {
+    /// The ruleset's name.
+    pub ruleset: String,
+    /// Variants in effect.
+    pub variants: Vec<String>,
+    /// Player count.
+    pub players: u8,
+    /// The run's seed.
+    pub seed: u64,
+    /// Games played.
+    pub games: u64,
+    /// Wall-clock seconds the games took (not part of any game: reporting only).
+    pub seconds: f64,
+    /// Games per second.
+    pub playouts_per_s: f64,
+    /// Mean number of decision points per game, one-option decisions included.
+    pub decisions_per_game: f64,
+    /// Outcome name -> number of games that ended so.
+    pub outcomes: IndexMap<String, u64>,
+}
+
+/// The seed of a seat's agent in a game seeded `game_seed`.
+pub fn agent_seed(game_seed: u64, seat: u8) -> u64 {
+    Rng::derive_seed(game_seed, 1 + u64::from(seat))
+}
+
+/// Plays a game to its end with one agent per seat; returns the number of decisions taken.
+/// When several seats may act at once, the first in seat order acts first.
+pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u64) -> Result<u64, Error> {
+    let mut decisions = 0u64;
+    while !game.is_over() {
+        let Some(&seat) = game.to_act().first() else {
+            return Err(Error::Input(format!("the game is stuck in phase `{}`: nobody may act and it is not over", game.phase())));
+        };
+        let legal = game.legal_actions(seat)?;
+        if legal.is_empty() {
+            return Err(Error::Input(format!(
+                "{} must decide in phase `{}` but has no legal action",
+                game.rules().seats[seat as usize].name,
+                game.phase()
+            )));
+        }
+        let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal)).min(legal.len() - 1);
+        game.apply_unchecked(&legal[choice])?;
+        decisions += 1;
+        if decisions >= max_decisions {
+            return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));
+        }
+    }
+    Ok(decisions)
+}
+
+/// Random agents for every seat of a game seeded `game_seed`.
+pub fn random_agents(players: u8, game_seed: u64) -> Vec<Box<dyn Agent>> {
+    (0..players).map(|s| Box::new(RandomAgent::new(agent_seed(game_seed, s))) as Box<dyn Agent>).collect()
+}
+
+/// Plays `options.games` games with random agents, calling `progress` after each game.
+pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut(u64)) -> Result<SimReport, Error> {
+    let players = options.players.unwrap_or(rules.players.0);
+    let mut outcomes: IndexMap<String, u64> = rules.outcomes.iter().map(|o| (o.name.clone(), 0)).collect();
+    let mut decisions = 0u64;
+    let start = Instant::now();
+    for i in 0..options.games {
+        let game_seed = Rng::derive_seed(options.seed, i);
+        let mut game = Game::new(rules.clone(), players, game_seed)?;
+        let mut agents = random_agents(players, game_seed);
+        decisions += play_out(&mut game, &mut agents, options.max_decisions)
+            .map_err(|e| Error::Input(format!("game {i} (seed {game_seed}): {e}")))?;
+        *outcomes.entry(game.outcome().unwrap_or("none").to_string()).or_default() += 1;
+        progress(i + 1);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let games = options.games;
+    Ok(SimReport {
+        ruleset: rules.id.clone(),
+        variants: rules.variants.clone(),
+        players,
+        seed: options.seed,
+        games,
+        seconds,
+        playouts_per_s: if seconds > 0.0 { games as f64 / seconds } else { 0.0 },
+        decisions_per_game: if games > 0 { decisions as f64 / games as f64 } else { 0.0 },
+        outcomes,
+    })
+}

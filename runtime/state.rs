@@ -1,0 +1,371 @@
+//! The state of one game: where every piece is, counters, the phase, pending prompts, the clock.
+//!
+//! Everything is a flat vector indexed by the ids of `rules::Defs`, so cloning a state (which
+//! search agents do every step) is a handful of memcpys. Mutations go through the methods here,
+//! which check bounds and record an event for each change; scripts reach them only through the
+//! `script` module's API.
+
+use std::collections::VecDeque;
+
+use crate::event::Event;
+use crate::rng::Rng;
+use crate::rules::{ActionId, CounterId, Defs, Facing, HookId, PhaseId, PieceId, PropKind, SeatId, SymId, ZoneId};
+
+/// A typed argument of an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    /// A piece.
+    Piece(PieceId),
+    /// A zone.
+    Zone(ZoneId),
+    /// A word.
+    Word(SymId),
+    /// An integer.
+    Int(i64),
+    /// A seat.
+    Seat(SeatId),
+}
+
+/// An action taken, or that could be taken, by a seat.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Action {
+    /// Who acts.
+    pub seat: SeatId,
+    /// The action's definition.
+    pub action: ActionId,
+    /// One value per parameter, in declaration order.
+    pub args: Vec<Value>,
+}
+
+/// A pending decision: a seat must answer with an action, some of whose arguments are fixed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// Who decides.
+    pub seat: SeatId,
+    /// With which action.
+    pub action: ActionId,
+    /// Fixed arguments (`None`: the seat chooses).
+    pub fixed: Vec<Option<Value>>,
+    /// Prompts opened by one `ask` share a group, so a failed `while` drops them together.
+    pub group: u32,
+    /// Checked when the prompt comes up; false drops the rest of its group.
+    pub while_hook: Option<HookId>,
+}
+
+/// Where the current phase is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// `on_enter` has not run yet.
+    Entering,
+    /// Running: prompts and `resume` calls.
+    Running,
+}
+
+/// The mutable state of one game.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub(crate) zone_of: Vec<ZoneId>,
+    /// Position key within ordered zones: higher is nearer the top.
+    pub(crate) order: Vec<i64>,
+    pub(crate) face_up: Vec<bool>,
+    pub(crate) props: Vec<i64>,
+    pub(crate) zone_count: Vec<u32>,
+    pub(crate) counters: Vec<i64>,
+    pub(crate) players: u8,
+    pub(crate) phase: PhaseId,
+    pub(crate) stage: Stage,
+    pub(crate) prompts: VecDeque<Prompt>,
+    pub(crate) next_group: u32,
+    /// A phase a script asked to go to once the current hook returns.
+    pub(crate) goto: Option<PhaseId>,
+    /// Game time in milliseconds.
+    pub(crate) clock: i64,
+    /// Index of the next timer to fire.
+    pub(crate) next_timer: usize,
+    pub(crate) outcome: Option<u16>,
+    pub(crate) rng: Rng,
+    top_key: i64,
+    bottom_key: i64,
+    /// Events since the start (when recording) for logs, replays and tests.
+    pub(crate) events: Vec<Event>,
+    pub(crate) recording: bool,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            zone_of: Vec::new(),
+            order: Vec::new(),
+            face_up: Vec::new(),
+            props: Vec::new(),
+            zone_count: Vec::new(),
+            counters: Vec::new(),
+            players: 0,
+            phase: 0,
+            stage: Stage::Entering,
+            prompts: VecDeque::new(),
+            next_group: 0,
+            goto: None,
+            clock: 0,
+            next_timer: 0,
+            outcome: None,
+            rng: Rng::seeded(0),
+            top_key: 0,
+            bottom_key: 0,
+            events: Vec::new(),
+            recording: false,
+        }
+    }
+}
+
+impl State {
+    /// The state before anything happens: pieces in their starting zones, counters at their
+    /// initial values, in the start phase (not yet entered).
+    pub fn initial(defs: &Defs, players: u8, seed: u64) -> State {
+        let n = defs.pieces.len();
+        let mut s = State {
+            zone_of: defs.pieces.iter().map(|p| p.zone).collect(),
+            order: (0..n as i64).map(|i| -i).collect(),
+            face_up: defs.pieces.iter().map(|p| p.face_up).collect(),
+            props: defs.pieces.iter().flat_map(|p| p.props.iter().copied()).collect(),
+            zone_count: vec![0; defs.zones.len()],
+            counters: defs.counters.iter().map(|c| c.initial).collect(),
+            players,
+            phase: defs.start,
+            rng: Rng::seeded(seed),
+            top_key: 1,
+            bottom_key: -(n as i64),
+            ..State::default()
+        };
+        for &z in &s.zone_of {
+            s.zone_count[z as usize] += 1;
+        }
+        s
+    }
+
+    pub(crate) fn emit(&mut self, event: Event) {
+        if self.recording {
+            self.events.push(event);
+        }
+    }
+
+    /// The zone a piece is in.
+    pub fn zone_of(&self, piece: PieceId) -> ZoneId {
+        self.zone_of[piece as usize]
+    }
+
+    /// Whether a piece lies face up.
+    pub fn is_face_up(&self, piece: PieceId) -> bool {
+        self.face_up[piece as usize]
+    }
+
+    /// How many pieces a zone holds.
+    pub fn count(&self, zone: ZoneId) -> u32 {
+        self.zone_count[zone as usize]
+    }
+
+    /// The pieces of a zone: declaration order for unordered zones, top first for ordered ones.
+    pub fn pieces_in(&self, defs: &Defs, zone: ZoneId) -> Vec<PieceId> {
+        let mut out: Vec<PieceId> = Vec::with_capacity(self.count(zone) as usize);
+        if self.count(zone) == 0 {
+            return out;
+        }
+        out.extend((0..self.zone_of.len() as PieceId).filter(|&p| self.zone_of[p as usize] == zone));
+        if defs.zones[zone as usize].ordered {
+            out.sort_by_key(|&p| std::cmp::Reverse(self.order[p as usize]));
+        }
+        out
+    }
+
+    /// The top piece of a zone (the first listed), if any.
+    pub fn top(&self, defs: &Defs, zone: ZoneId) -> Option<PieceId> {
+        if defs.zones[zone as usize].ordered {
+            (0..self.zone_of.len() as PieceId).filter(|&p| self.zone_of[p as usize] == zone).max_by_key(|&p| self.order[p as usize])
+        } else {
+            (0..self.zone_of.len() as PieceId).find(|&p| self.zone_of[p as usize] == zone)
+        }
+    }
+
+    /// How many pieces of kinds the zone accepts it holds (what its capacity limits).
+    pub fn load(&self, defs: &Defs, zone: ZoneId) -> u32 {
+        let z = &defs.zones[zone as usize];
+        if z.accepts.is_none() {
+            return self.count(zone);
+        }
+        (0..self.zone_of.len())
+            .filter(|&p| self.zone_of[p] == zone && z.accepts(defs.pieces[p].kind))
+            .count() as u32
+    }
+
+    /// Why `piece` may not move to `zone` by a player's action, or `None` if it may.
+    pub fn move_refusal(&self, defs: &Defs, piece: PieceId, zone: ZoneId) -> Option<String> {
+        let z = &defs.zones[zone as usize];
+        let from = self.zone_of(piece);
+        if from == zone {
+            return None;
+        }
+        let kind = defs.pieces[piece as usize].kind;
+        if !z.accepts(kind) {
+            return Some(format!("{} does not take a {}", z.name, defs.kinds[kind as usize].name));
+        }
+        if let Some(sources) = &z.enter_from
+            && !sources.contains(&from)
+        {
+            return Some(format!("{} cannot be entered from {}", z.name, defs.zones[from as usize].name));
+        }
+        if let Some(cap) = z.capacity
+            && self.load(defs, zone) >= cap
+        {
+            return Some(format!("{} already holds {cap}", z.name));
+        }
+        None
+    }
+
+    /// Moves a piece to a zone (on top, for ordered zones), turning it as the zone says.
+    pub fn move_piece(&mut self, defs: &Defs, piece: PieceId, zone: ZoneId) {
+        self.move_piece_to(defs, piece, zone, true);
+    }
+
+    /// Moves a piece to the top or the bottom of a zone.
+    pub fn move_piece_to(&mut self, defs: &Defs, piece: PieceId, zone: ZoneId, on_top: bool) {
+        let from = self.zone_of(piece);
+        let p = piece as usize;
+        self.zone_count[from as usize] -= 1;
+        self.zone_count[zone as usize] += 1;
+        self.zone_of[p] = zone;
+        if on_top {
+            self.order[p] = self.top_key;
+            self.top_key += 1;
+        } else {
+            self.bottom_key -= 1;
+            self.order[p] = self.bottom_key;
+        }
+        if from != zone {
+            self.emit(Event::Moved { piece, from, to: zone });
+        }
+        match defs.zones[zone as usize].face {
+            Facing::Keep => {}
+            Facing::Up => self.turn(piece, true),
+            Facing::Down => self.turn(piece, false),
+        }
+    }
+
+    /// Turns a piece face up or down.
+    pub fn turn(&mut self, piece: PieceId, up: bool) {
+        if self.face_up[piece as usize] != up {
+            self.face_up[piece as usize] = up;
+            self.emit(Event::Turned { piece, up });
+        }
+    }
+
+    /// A piece's property by slot (see `Defs::prop_slot`).
+    pub fn prop(&self, slot: usize) -> i64 {
+        self.props[slot]
+    }
+
+    /// Sets a property, checking its domain.
+    pub fn set_prop(&mut self, defs: &Defs, piece: PieceId, name: &str, value: i64) -> Result<(), String> {
+        let Some(def) = defs.prop_def(piece, name) else {
+            return Err(format!("{} has no property `{name}`", defs.pieces[piece as usize].name));
+        };
+        let ok = match &def.kind {
+            PropKind::Word(words) => words.contains(&(value as SymId)) && value >= 0,
+            PropKind::Int(lo, hi) => (*lo..=*hi).contains(&value),
+            PropKind::Piece(kind) => value == -1 || defs.pieces.get(value as usize).is_some_and(|p| p.kind == *kind),
+        };
+        if !ok {
+            return Err(format!(
+                "{}.{name} cannot be {}",
+                defs.pieces[piece as usize].name,
+                match &def.kind {
+                    PropKind::Int(lo, hi) => format!("{value} (its range is {lo} to {hi})"),
+                    other => format!("`{}`", defs.show_prop(other, value)),
+                }
+            ));
+        }
+        let slot = defs.prop_slot(piece, name).unwrap_or(0);
+        if self.props[slot] != value {
+            self.props[slot] = value;
+            self.emit(Event::PropSet { piece, slot: slot as u32, value });
+        }
+        Ok(())
+    }
+
+    /// A counter's value.
+    pub fn counter(&self, counter: CounterId) -> i64 {
+        self.counters[counter as usize]
+    }
+
+    /// Sets a counter, stopping at the ends of its range as a marker on a printed track does.
+    /// Returns the value set.
+    pub fn set_counter(&mut self, defs: &Defs, counter: CounterId, value: i64) -> i64 {
+        let def = &defs.counters[counter as usize];
+        let value = value.clamp(def.min, def.max);
+        if self.counters[counter as usize] != value {
+            self.counters[counter as usize] = value;
+            self.emit(Event::CounterSet { counter, value });
+        }
+        value
+    }
+
+    /// Shuffles an ordered zone with the game's generator.
+    pub fn shuffle(&mut self, defs: &Defs, zone: ZoneId) {
+        let mut pieces = self.pieces_in(defs, zone);
+        self.rng.shuffle(&mut pieces);
+        for &p in &pieces {
+            self.order[p as usize] = self.top_key;
+            self.top_key += 1;
+        }
+        // Top first, as `pieces_in` lists them.
+        pieces.reverse();
+        self.emit(Event::Shuffled { zone, order: pieces });
+    }
+
+    /// A uniform integer in `0..n` from the game's generator, recorded as a chance event.
+    pub fn random(&mut self, n: u64) -> i64 {
+        let value = self.rng.below(n.max(1)) as i64;
+        self.emit(Event::Random { n: n as i64, value });
+        value
+    }
+
+    /// Checks the invariants every state must keep, or says which one is broken.
+    pub fn check_invariants(&self, defs: &Defs) -> Result<(), String> {
+        let mut counts = vec![0u32; defs.zones.len()];
+        for (p, &z) in self.zone_of.iter().enumerate() {
+            let Some(c) = counts.get_mut(z as usize) else {
+                return Err(format!("{} is in zone #{z}, which does not exist", defs.pieces[p].name));
+            };
+            *c += 1;
+        }
+        if counts != self.zone_count {
+            return Err("zone counts disagree with piece locations".into());
+        }
+        for (c, def) in defs.counters.iter().enumerate() {
+            let v = self.counters[c];
+            if !(def.min..=def.max).contains(&v) {
+                return Err(format!("counter {} is {v}, outside {}..={}", def.name, def.min, def.max));
+            }
+        }
+        for (p, def) in defs.pieces.iter().enumerate() {
+            for (i, prop) in defs.kinds[def.kind as usize].props.iter().enumerate() {
+                let v = self.props[def.prop_base + i];
+                let ok = match &prop.kind {
+                    PropKind::Word(words) => v >= 0 && words.contains(&(v as SymId)),
+                    PropKind::Int(lo, hi) => (*lo..=*hi).contains(&v),
+                    PropKind::Piece(_) => v >= -1 && v < defs.pieces.len() as i64,
+                };
+                if !ok {
+                    return Err(format!("{}.{} holds {v}, outside its domain", defs.pieces[p].name, prop.name));
+                }
+            }
+        }
+        for (z, def) in defs.zones.iter().enumerate() {
+            if let Some(cap) = def.capacity
+                && self.load(defs, z as ZoneId) > cap
+            {
+                return Err(format!("{} holds more than its capacity {cap}", def.name));
+            }
+        }
+        Ok(())
+    }
+}

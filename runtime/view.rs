@@ -1,0 +1,199 @@
+//! Visibility: what one seat may know of the game. The only place secrets are filtered.
+//!
+//! A seat sees a piece (its name and properties) when the piece lies face up, or when the zone
+//! it is in shows that seat everything (`owner_sees`/`others_see = "all"`). Otherwise the zone's
+//! sight decides what is left: how many pieces (`count`), also the top one (`top`), or nothing
+//! at all (`none`). Counters are shown per their `visible` setting. Everything a seat is given
+//! (the terminal, agents, a seat's log) is built from `view`.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::event::describe_action;
+use crate::flow::Game;
+use crate::rules::{CounterSight, Defs, PieceId, SeatId, Sight, ZoneId};
+
+/// What one seat (or, with no seat, an omniscient observer) knows of the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct View {
+    /// The seat this view is for (`None`: everything, for tests and tools).
+    pub seat: Option<String>,
+    /// The current phase.
+    pub phase: String,
+    /// Game time in milliseconds.
+    pub clock_ms: i64,
+    /// The outcome, once the game is over.
+    pub outcome: Option<String>,
+    /// Counters the seat may see.
+    pub counters: IndexMap<String, i64>,
+    /// Every zone, with what the seat may see of it.
+    pub zones: IndexMap<String, ZoneView>,
+    /// Seats that must decide now.
+    pub to_act: Vec<String>,
+    /// The decision this seat faces, if any, as the action with its fixed arguments.
+    pub decision: Option<String>,
+}
+
+/// What a seat sees of a zone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ZoneView {
+    /// How many pieces it holds (`None`: the seat cannot tell).
+    pub count: Option<u32>,
+    /// The pieces the seat can see, in zone order.
+    pub pieces: Vec<PieceView>,
+    /// How many pieces are there that the seat cannot identify (when it can tell).
+    pub hidden: u32,
+}
+
+/// A piece as a seat sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PieceView {
+    /// Its name.
+    pub name: String,
+    /// Whether it lies face up.
+    pub face_up: bool,
+    /// Its properties, rendered.
+    pub props: IndexMap<String, String>,
+}
+
+fn sees_piece(game: &Game, seat: Option<SeatId>, zone: ZoneId, piece: PieceId) -> bool {
+    let defs = &**game.rules();
+    match seat {
+        None => true,
+        Some(s) => game.state().is_face_up(piece) || defs.zones[zone as usize].sight(s) == Sight::All,
+    }
+}
+
+fn piece_view(defs: &Defs, game: &Game, piece: PieceId) -> PieceView {
+    let def = &defs.pieces[piece as usize];
+    let kind = &defs.kinds[def.kind as usize];
+    let props = kind
+        .props
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.clone(), defs.show_prop(&p.kind, game.state().prop(def.prop_base + i))))
+        .collect();
+    PieceView { name: def.name.clone(), face_up: game.state().is_face_up(piece), props }
+}
+
+/// Whether `seat` may see where a piece is and what it is (used for events and logs too).
+pub fn can_see_piece(game: &Game, seat: Option<SeatId>, piece: PieceId) -> bool {
+    let zone = game.state().zone_of(piece);
+    sees_piece(game, seat, zone, piece)
+}
+
+/// What `seat` (or, with `None`, an omniscient observer) knows now.
+pub fn view(game: &Game, seat: Option<SeatId>) -> View {
+    let defs = &**game.rules();
+    let state = game.state();
+    let mut counters = IndexMap::new();
+    for (c, def) in defs.counters.iter().enumerate() {
+        let visible = match (seat, def.visible) {
+            (None, _) | (_, CounterSight::All) => true,
+            (Some(s), CounterSight::Owner) => def.owner == Some(s),
+            (Some(_), CounterSight::None) => false,
+        };
+        if visible {
+            counters.insert(def.name.clone(), state.counter(c as u16));
+        }
+    }
+    let mut zones = IndexMap::new();
+    for (z, def) in defs.zones.iter().enumerate() {
+        let z = z as ZoneId;
+        let sight = seat.map(|s| def.sight(s)).unwrap_or(Sight::All);
+        let all = state.pieces_in(defs, z);
+        let mut pieces = Vec::new();
+        let top = all.first().copied();
+        for &p in &all {
+            let shown = sees_piece(game, seat, z, p) || (sight == Sight::Top && def.ordered && Some(p) == top);
+            if shown {
+                pieces.push(piece_view(defs, game, p));
+            }
+        }
+        let count = (sight != Sight::None).then_some(all.len() as u32);
+        let hidden = count.map(|c| c - pieces.len() as u32).unwrap_or(0);
+        zones.insert(def.name.clone(), ZoneView { count, pieces, hidden });
+    }
+    let decision = match (seat, game.prompt()) {
+        (Some(s), Some(p)) if p.seat == s => {
+            let def = &defs.actions[p.action as usize];
+            let fixed: Vec<String> = def
+                .params
+                .iter()
+                .zip(&p.fixed)
+                .map(|(param, v)| match v {
+                    Some(v) => crate::event::describe_value(defs, v),
+                    None => format!("<{}>", param.name),
+                })
+                .collect();
+            Some(format!("{} {}", def.name, fixed.join(" ")).trim_end().to_string())
+        }
+        _ => None,
+    };
+    View {
+        seat: seat.map(|s| defs.seats[s as usize].name.clone()),
+        phase: game.phase().to_string(),
+        clock_ms: game.clock(),
+        outcome: game.outcome().map(str::to_string),
+        counters,
+        zones,
+        to_act: game.to_act().iter().map(|&s| defs.seats[s as usize].name.clone()).collect(),
+        decision,
+    }
+}
+
+impl View {
+    /// The view as text: one line per counter set and per non-empty zone. Used by the terminal
+    /// player and by snapshot tests.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let who = self.seat.as_deref().unwrap_or("everyone (omniscient)");
+        out.push_str(&format!("view of {who}: phase {}", self.phase));
+        if self.clock_ms != 0 {
+            out.push_str(&format!(", clock {}", format_clock(self.clock_ms)));
+        }
+        out.push('\n');
+        if let Some(o) = &self.outcome {
+            out.push_str(&format!("game over: {o}\n"));
+        }
+        if !self.counters.is_empty() {
+            let list: Vec<String> = self.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            out.push_str(&format!("counters: {}\n", list.join(", ")));
+        }
+        for (name, z) in &self.zones {
+            if z.count == Some(0) || (z.count.is_none() && z.pieces.is_empty()) {
+                continue;
+            }
+            let mut items: Vec<String> = z
+                .pieces
+                .iter()
+                .map(|p| {
+                    let props: Vec<String> = p.props.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    let face = if p.face_up { "" } else { " (face down)" };
+                    if props.is_empty() { format!("{}{face}", p.name) } else { format!("{}[{}]{face}", p.name, props.join(" ")) }
+                })
+                .collect();
+            if z.hidden > 0 {
+                items.push(format!("{} hidden", z.hidden));
+            }
+            out.push_str(&format!("  {name}: {}\n", items.join(", ")));
+        }
+        if let Some(d) = &self.decision {
+            out.push_str(&format!("decide: {d}\n"));
+        } else if !self.to_act.is_empty() {
+            out.push_str(&format!("waiting for: {}\n", self.to_act.join(", ")));
+        }
+        out
+    }
+}
+
+/// `mm:ss.mmm` for a game time in milliseconds.
+pub fn format_clock(ms: i64) -> String {
+    format!("{:02}:{:02}.{:03}", ms / 60_000, (ms / 1000) % 60, ms % 1000)
+}
+
+/// The legal actions of a seat as text, numbered from 1 (the terminal player's menu).
+pub fn describe_options(game: &Game, seat: SeatId) -> Vec<String> {
+    let defs = &**game.rules();
+    game.legal_actions(seat).unwrap_or_default().iter().map(|a| describe_action(defs, a)).collect()
+}

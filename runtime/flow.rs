@@ -275,6 +275,7 @@ impl Game {
             && p.action == action.action
         {
             self.state.prompts.pop_front();
+            self.state.answered = true;
         }
         if self.state.recording {
             self.state.emit(Event::Acted(action.clone()));
@@ -366,7 +367,8 @@ impl Game {
                     self.open_asks();
                 }
             } else {
-                if let Some(h) = phase.resume {
+                if let Some(h) = phase.resume.filter(|_| self.state.answered) {
+                    self.state.answered = false;
                     let groups = self.state.next_group;
                     defs.scripts.run(h, &mut self.state, None)?;
                     if self.state.next_group != groups || self.state.goto.is_some() || self.state.outcome.is_some() {
@@ -403,6 +405,7 @@ impl Game {
     fn enter(&mut self, phase: u16) {
         self.state.phase = phase;
         self.state.stage = Stage::Entering;
+        self.state.answered = false;
     }
 
     /// Opens the current phase's declared prompts: one per piece of the `each` zones, in

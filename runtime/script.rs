@@ -242,6 +242,43 @@ fn register_api(engine: &mut Engine) {
         g.state.borrow_mut().set_prop(&g.defs, p, name, encoded).map_err(Into::into)
     });
 
+    // Bulk queries: one native call instead of a script loop (faster, and shorter to read).
+    engine.register_fn("count_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<i64> {
+        let z = g.zone(zone)?;
+        let f = Filter::new(&g.defs, &filter)?;
+        let s = g.state.borrow();
+        Ok(s.pieces_in(&g.defs, z).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
+    });
+    engine.register_fn("pieces_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<Array> {
+        let z = g.zone(zone)?;
+        let f = Filter::new(&g.defs, &filter)?;
+        let s = g.state.borrow();
+        Ok(s.pieces_in(&g.defs, z).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).map(|p| Dynamic::from_int(i64::from(p))).collect())
+    });
+    engine.register_fn("move_where", |g: &mut GameApi, from: &str, filter: Map, to: &str| -> RhaiResult<i64> {
+        let (from, to) = (g.zone(from)?, g.zone(to)?);
+        let f = Filter::new(&g.defs, &filter)?;
+        let mut s = g.state.borrow_mut();
+        let chosen: Vec<PieceId> = s.pieces_in(&g.defs, from).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).collect();
+        for &p in chosen.iter().rev() {
+            s.move_piece(&g.defs, p, to);
+        }
+        Ok(chosen.len() as i64)
+    });
+    engine.register_fn("sum", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<i64> { sum_where(g, zone, prop, &Map::new()) });
+    engine.register_fn("sum_where", |g: &mut GameApi, zone: &str, prop: &str, filter: Map| -> RhaiResult<i64> { sum_where(g, zone, prop, &filter) });
+    engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
+        let p = g.piece(piece)?;
+        let Some(PropKind::Int(lo, hi)) = g.defs.prop_def(p, prop).map(|d| d.kind.clone()) else {
+            return fail(format!("{} has no integer property `{prop}`", g.defs.pieces[p as usize].name));
+        };
+        let slot = g.defs.prop_slot(p, prop).unwrap_or(0);
+        let mut s = g.state.borrow_mut();
+        let value = s.prop(slot).saturating_add(delta).clamp(lo, hi);
+        s.set_prop(&g.defs, p, prop, value)?;
+        Ok(value)
+    });
+
     // Flow.
     engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str| -> RhaiResult<()> { ask(g, seat, action, &Map::new()) });
     engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> { ask(g, seat, action, &fixed) });
@@ -319,6 +356,71 @@ fn register_api(engine: &mut Engine) {
     });
 }
 
+/// Whether a parameter name can be a script constant (a Rhai identifier, not a keyword).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !rhai::Engine::new_raw().is_symbol_disabled(name)
+        && !matches!(name, "fn" | "let" | "const" | "if" | "else" | "while" | "loop" | "for" | "in" | "do" | "until" | "return" | "throw" | "try" | "catch" | "true" | "false" | "this" | "break" | "continue" | "switch" | "import" | "export" | "as" | "global" | "private" | "print" | "debug" | "eval" | "Fn" | "call" | "curry" | "type_of" | "is_def_var" | "is_def_fn" | "is_shared" | "var" | "static" | "shared" | "go" | "sync" | "async" | "await" | "yield" | "with" | "package" | "module" | "super" | "thread" | "spawn" | "public" | "protected" | "new" | "use" | "void" | "null" | "nil" | "goto" | "exit" | "match" | "case" | "default")
+}
+
+fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i64> {
+    let z = g.zone(zone)?;
+    let f = Filter::new(&g.defs, filter)?;
+    let s = g.state.borrow();
+    let mut total = 0i64;
+    for p in s.pieces_in(&g.defs, z) {
+        if f.matches(&g.defs, &s, p) {
+            match g.defs.prop_slot(p, prop) {
+                Some(slot) => total = total.saturating_add(s.prop(slot)),
+                None => return fail(format!("{} has no property `{prop}`", g.defs.pieces[p as usize].name)),
+            }
+        }
+    }
+    Ok(total)
+}
+
+/// A script's `#{prop: value, kind: "name"}` filter: a piece matches when it has every listed
+/// property with the listed value (and is of the listed kind). Pieces without one of the
+/// properties do not match.
+struct Filter {
+    kind: Option<u16>,
+    props: Vec<(ImmutableString, Dynamic)>,
+}
+
+impl Filter {
+    fn new(defs: &Defs, map: &Map) -> RhaiResult<Filter> {
+        let mut f = Filter { kind: None, props: Vec::new() };
+        for (k, v) in map {
+            if k.as_str() == "kind" {
+                let name = v.clone().into_immutable_string().map_err(|_| format!("kind: expected a kind name, found {v}"))?;
+                match defs.kinds.iter().position(|d| d.name == name.as_str()) {
+                    Some(i) => f.kind = Some(i as u16),
+                    None => return fail(format!("no component kind named `{name}`")),
+                }
+            } else {
+                f.props.push((k.as_str().into(), v.clone()));
+            }
+        }
+        Ok(f)
+    }
+
+    fn matches(&self, defs: &Defs, state: &State, piece: PieceId) -> bool {
+        if self.kind.is_some_and(|k| defs.pieces[piece as usize].kind != k) {
+            return false;
+        }
+        self.props.iter().all(|(name, want)| {
+            let Some(def) = defs.prop_def(piece, name) else { return false };
+            let value = state.prop(defs.prop_slot(piece, name).unwrap_or(0));
+            match &def.kind {
+                PropKind::Word(_) => want.read_lock::<ImmutableString>().is_some_and(|w| defs.symbols.get(value as usize).is_some_and(|s| *s == *w)),
+                PropKind::Int(..) | PropKind::Piece(_) => want.as_int().is_ok_and(|w| w == value),
+            }
+        })
+    }
+}
+
 fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()> {
     let defs = &g.defs;
     let Some(seat_id) = defs.seat(seat) else { return fail(format!("no seat named `{seat}`")) };
@@ -355,11 +457,20 @@ impl Scripts {
         engine.on_debug(|_, _, _| {});
         register_api(&mut engine);
 
+        // Parameters are constants of the scripts: the optimizer folds them into the code, so
+        // `tunnel_length` costs nothing at run time (`--set` takes effect because scripts are
+        // compiled at each load).
+        let mut constants = Scope::new();
+        for (name, value) in &defs.param_values {
+            if is_identifier(name) {
+                constants.push_constant_dynamic(name.clone(), value.clone());
+            }
+        }
         let mut ast = AST::empty();
         let mut fn_file = HashMap::new();
         let mut diags = Vec::new();
         for &file in files {
-            match engine.compile(defs.sources.text(file)) {
+            match engine.compile_with_scope(&constants, defs.sources.text(file)) {
                 Ok(mut part) => {
                     part.set_source(defs.sources.path(file).display().to_string());
                     for f in part.iter_functions() {

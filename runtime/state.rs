@@ -76,6 +76,8 @@ pub struct State {
     pub(crate) stage: Stage,
     pub(crate) prompts: VecDeque<Prompt>,
     pub(crate) next_group: u32,
+    /// Whether a prompt of the current phase was answered since its `resume` last ran.
+    pub(crate) answered: bool,
     /// A phase a script asked to go to once the current hook returns.
     pub(crate) goto: Option<PhaseId>,
     /// Game time in milliseconds.
@@ -105,6 +107,7 @@ impl Default for State {
             stage: Stage::Entering,
             prompts: VecDeque::new(),
             next_group: 0,
+            answered: false,
             goto: None,
             clock: 0,
             next_timer: 0,

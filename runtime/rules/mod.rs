@@ -305,7 +305,7 @@ pub struct PhaseDef {
     pub on_enter: Option<HookId>,
     /// Prompts opened on entry.
     pub ask: Vec<AskDef>,
-    /// Hook run whenever no prompt is pending.
+    /// Hook run after a prompt of the phase is answered, once none is pending.
     pub resume: Option<HookId>,
     /// Hook run on exit.
     pub on_exit: Option<HookId>,

@@ -353,8 +353,8 @@ pub struct RawPhase {
     /// Prompts opened after `on_enter`.
     #[serde(default)]
     pub ask: Vec<RawAsk>,
-    /// Script function `(game)` run whenever no prompt is pending; the phase ends once it opens
-    /// no new prompt.
+    /// Script function `(game)` run after a prompt of this phase is answered, once no prompt is
+    /// pending; the phase ends when it opens no new prompt (and chooses no other phase).
     pub resume: Option<Name>,
     /// Script function `(game)` run when the phase ends.
     pub on_exit: Option<Name>,

@@ -7,7 +7,7 @@ use crate::flow::Game;
 use crate::rng::Rng;
 use crate::rules::SeatId;
 use crate::state::Action;
-use crate::view::{view, View};
+use crate::view::{View, view};
 
 /// What an agent is given when it must decide.
 pub struct Decision<'a> {

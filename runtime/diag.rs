@@ -88,14 +88,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A problem with no place attached yet.
     pub fn new(message: impl Into<String>) -> Self {
-        Diagnostic {
-            message: message.into(),
-            file: None,
-            span: None,
-            expected: None,
-            found: None,
-            notes: Vec::new(),
-        }
+        Diagnostic { message: message.into(), file: None, span: None, expected: None, found: None, notes: Vec::new() }
     }
 
     /// Attaches the place of the problem.
@@ -140,7 +133,7 @@ pub enum Error {
     Ruleset(Vec<Diagnostic>, Box<Sources>),
     /// A script failed while a hook ran.
     #[error("script error: {}", .0.message)]
-    Script(Diagnostic),
+    Script(Box<Diagnostic>),
     /// An action was refused; the game is unchanged.
     #[error("{action} is not legal: {reason}")]
     Illegal {
@@ -167,7 +160,7 @@ impl Error {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {
             Error::Ruleset(d, _) => d.clone(),
-            Error::Script(d) => vec![d.clone()],
+            Error::Script(d) => vec![(**d).clone()],
             other => vec![Diagnostic::new(other.to_string())],
         }
     }

@@ -90,10 +90,17 @@ impl Event {
                 let prop = &defs.kinds[def.kind as usize].props[*slot as usize - def.prop_base];
                 format!("set {}.{} = {}", piece(p), prop.name, defs.show_prop(&prop.kind, *value))
             }
-            Event::CounterSet { counter, value } => format!("counter {} = {value}", defs.counters[*counter as usize].name),
+            Event::CounterSet { counter, value } => {
+                format!("counter {} = {value}", defs.counters[*counter as usize].name)
+            }
             Event::Rolled { piece: p, face } => {
                 let kind = &defs.kinds[defs.pieces[*p as usize].kind as usize];
-                let shown = kind.props.iter().find(|pr| pr.name == "face").map(|pr| defs.show_prop(&pr.kind, *face)).unwrap_or_default();
+                let shown = kind
+                    .props
+                    .iter()
+                    .find(|pr| pr.name == "face")
+                    .map(|pr| defs.show_prop(&pr.kind, *face))
+                    .unwrap_or_default();
                 format!("roll {} {shown}", piece(p))
             }
             Event::Shuffled { zone: z, order } => {

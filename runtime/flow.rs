@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use crate::diag::Error;
-use crate::event::{describe_action, Event};
+use crate::event::{Event, describe_action};
 use crate::rules::{ActionId, Domain, PropKind, Rules, SeatId, SymId, ZoneId};
 use crate::script::{args_map, from_value};
 use crate::state::{Action, Prompt, Stage, State, Value};
@@ -31,7 +31,10 @@ pub struct Game {
 
 impl std::fmt::Debug for Game {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Game").field("rules", &self.rules.name).field("phase", &self.state.phase).finish_non_exhaustive()
+        f.debug_struct("Game")
+            .field("rules", &self.rules.name)
+            .field("phase", &self.state.phase)
+            .finish_non_exhaustive()
     }
 }
 
@@ -162,7 +165,13 @@ impl Game {
         }
     }
 
-    fn enumerate(&self, seat: SeatId, action: ActionId, fixed: &[Option<Value>], out: &mut Vec<Action>) -> Result<(), Error> {
+    fn enumerate(
+        &self,
+        seat: SeatId,
+        action: ActionId,
+        fixed: &[Option<Value>],
+        out: &mut Vec<Action>,
+    ) -> Result<(), Error> {
         let def = &self.rules.actions[action as usize];
         let choices: Vec<Vec<Value>> = def
             .params
@@ -238,7 +247,10 @@ impl Game {
     pub fn apply(&mut self, action: &Action) -> Result<(), Error> {
         let legal = self.legal_actions(action.seat)?;
         if !legal.contains(action) {
-            return Err(Error::Illegal { action: describe_action(&self.rules, action), reason: self.why_illegal(action, &legal) });
+            return Err(Error::Illegal {
+                action: describe_action(&self.rules, action),
+                reason: self.why_illegal(action, &legal),
+            });
         }
         let before = self.state.clone();
         let result = self.apply_unchecked(action);
@@ -297,7 +309,9 @@ impl Game {
                 Some(Value::Seat(s)) => i64::from(*s),
                 None => 0,
             };
-            self.state.set_prop(&defs, *p, prop, value).map_err(|reason| Error::Illegal { action: describe_action(&defs, action), reason })?;
+            self.state
+                .set_prop(&defs, *p, prop, value)
+                .map_err(|reason| Error::Illegal { action: describe_action(&defs, action), reason })?;
         }
         if let Some(hook) = def.apply {
             defs.scripts.run(hook, &mut self.state, Some(args_map(&defs, action)))?;
@@ -422,7 +436,13 @@ impl Game {
                 }
                 let mut fixed = vec![None; params];
                 fixed[ask.param] = Some(Value::Piece(p as u16));
-                self.state.prompts.push_back(Prompt { seat: ask.seat, action: ask.action, fixed, group, while_hook: ask.while_hook });
+                self.state.prompts.push_back(Prompt {
+                    seat: ask.seat,
+                    action: ask.action,
+                    fixed,
+                    group,
+                    while_hook: ask.while_hook,
+                });
             }
         }
     }
@@ -430,10 +450,12 @@ impl Game {
     /// Parses an action written as in logs (`seat: action arg arg`) against the rules.
     pub fn parse_action(&self, text: &str) -> Result<Action, Error> {
         let defs = &*self.rules;
-        let (seat, rest) = text.split_once(':').ok_or_else(|| Error::Input(format!("`{text}`: expected `seat: action args...`")))?;
+        let (seat, rest) =
+            text.split_once(':').ok_or_else(|| Error::Input(format!("`{text}`: expected `seat: action args...`")))?;
         let seat_id = defs.seat(seat.trim()).ok_or_else(|| Error::Input(format!("no seat named `{}`", seat.trim())))?;
         let mut words = rest.split_whitespace();
-        let name = words.next().ok_or_else(|| Error::Input(format!("`{text}`: expected an action name after the seat")))?;
+        let name =
+            words.next().ok_or_else(|| Error::Input(format!("`{text}`: expected an action name after the seat")))?;
         let action = defs.action(name).ok_or_else(|| Error::Input(format!("no action named `{name}`")))?;
         let def = &defs.actions[action as usize];
         let words: Vec<&str> = words.collect();

@@ -17,6 +17,6 @@ pub mod view;
 
 pub use diag::{Diagnostic, Error};
 pub use flow::Game;
-pub use rules::load::{load, LoadOptions};
 pub use rules::Rules;
+pub use rules::load::{LoadOptions, load};
 pub use state::{Action, Value};

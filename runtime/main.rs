@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use clap::{Parser, Subcommand};
-use tabula::diag::{render, Sources};
+use tabula::diag::{Sources, render};
 use tabula::rules::load::{find_ruleset, list_rulesets, list_variants};
-use tabula::sim::{simulate, SimOptions, SimReport};
-use tabula::{load, Error, LoadOptions, Rules};
+use tabula::sim::{SimOptions, SimReport, simulate};
+use tabula::{Error, LoadOptions, Rules, load};
 
 /// tabula: a rules-as-data board-game engine.
 ///
@@ -118,7 +118,8 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                     Ok(r) => format!("{} ({}-{} players)", r.name, r.players.0, r.players.1),
                     Err(_) => "(does not load: run `tabula check`)".to_string(),
                 };
-                let variants = if variants.is_empty() { String::new() } else { format!("  variants: {}", variants.join(", ")) };
+                let variants =
+                    if variants.is_empty() { String::new() } else { format!("  variants: {}", variants.join(", ")) };
                 println!("{name:<14} {title}{variants}");
             }
             Ok(ExitCode::SUCCESS)
@@ -127,8 +128,17 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             find_ruleset(&ruleset.ruleset)?;
             match load_rules(&ruleset) {
                 Ok(rules) => {
+                    // A ruleset that loads can still fail when its hooks run: play a few games
+                    // with random agents before calling it sound.
+                    let rules = Rc::new(rules);
+                    let options = SimOptions { games: 10, max_decisions: 100_000, ..SimOptions::default() };
+                    if let Err(e) = simulate(rules.clone(), &options, &mut |_| {}) {
+                        eprint!("{}", render(&e, &rules.sources));
+                        eprintln!("{}: loads, but fails in play", ruleset.ruleset);
+                        return Ok(ExitCode::FAILURE);
+                    }
                     println!(
-                        "{}: ok ({} zones, {} pieces, {} phases, {} actions, {} script hooks)",
+                        "{}: ok ({} zones, {} pieces, {} phases, {} actions, {} script hooks; 10 random games played)",
                         rules.id,
                         rules.zones.len(),
                         rules.pieces.len(),
@@ -136,13 +146,6 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                         rules.actions.len(),
                         rules.hooks.len()
                     );
-                    // A ruleset that loads can still fail when its hooks run: play one game.
-                    let rules = Rc::new(rules);
-                    let options = SimOptions { games: 1, ..SimOptions::default() };
-                    if let Err(e) = simulate(rules.clone(), &options, &mut |_| {}) {
-                        eprint!("{}", render(&e, &rules.sources));
-                        return Ok(ExitCode::FAILURE);
-                    }
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use rhai::{Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Position, Scope, AST};
+use rhai::{AST, Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Position, Scope};
 
 use crate::diag::{Diagnostic, Error, FileId};
 use crate::event::Event;
@@ -69,7 +69,9 @@ impl GameApi {
     /// A property value as a script sees it: words as strings, pieces as ids (or `()`).
     fn prop_dynamic(&self, kind: &PropKind, value: i64) -> Dynamic {
         match kind {
-            PropKind::Word(_) => self.defs.symbols.get(value as usize).cloned().map(Dynamic::from).unwrap_or(Dynamic::UNIT),
+            PropKind::Word(_) => {
+                self.defs.symbols.get(value as usize).cloned().map(Dynamic::from).unwrap_or(Dynamic::UNIT)
+            }
             PropKind::Int(..) => Dynamic::from_int(value),
             PropKind::Piece(_) if value < 0 => Dynamic::UNIT,
             PropKind::Piece(_) => Dynamic::from_int(value),
@@ -83,12 +85,21 @@ pub(crate) fn to_value(defs: &Defs, domain: &Domain, v: &Dynamic) -> Result<Valu
     match domain {
         Domain::Piece(..) => match v.as_int() {
             Ok(id) if (0..defs.pieces.len() as i64).contains(&id) => Ok(Value::Piece(id as PieceId)),
-            _ => text.and_then(|t| defs.piece(&t)).map(Value::Piece).ok_or_else(|| format!("expected a piece, found {v}")),
+            _ => text
+                .and_then(|t| defs.piece(&t))
+                .map(Value::Piece)
+                .ok_or_else(|| format!("expected a piece, found {v}")),
         },
-        Domain::Zone(_) => text.and_then(|t| defs.zone(&t)).map(Value::Zone).ok_or_else(|| format!("expected a zone name, found {v}")),
-        Domain::Word(_) => text.and_then(|t| defs.symbol(&t)).map(Value::Word).ok_or_else(|| format!("expected a word, found {v}")),
+        Domain::Zone(_) => {
+            text.and_then(|t| defs.zone(&t)).map(Value::Zone).ok_or_else(|| format!("expected a zone name, found {v}"))
+        }
+        Domain::Word(_) => {
+            text.and_then(|t| defs.symbol(&t)).map(Value::Word).ok_or_else(|| format!("expected a word, found {v}"))
+        }
         Domain::Int(..) => v.as_int().map(Value::Int).map_err(|_| format!("expected an integer, found {v}")),
-        Domain::Seat => text.and_then(|t| defs.seat(&t)).map(Value::Seat).ok_or_else(|| format!("expected a seat name, found {v}")),
+        Domain::Seat => {
+            text.and_then(|t| defs.seat(&t)).map(Value::Seat).ok_or_else(|| format!("expected a seat name, found {v}"))
+        }
     }
 }
 
@@ -165,7 +176,10 @@ fn register_api(engine: &mut Engine) {
     });
     engine.register_fn("owner", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
         let z = g.zone(zone)?;
-        Ok(g.defs.zones[z as usize].owner.map(|s| Dynamic::from(g.defs.seat_names[s as usize].clone())).unwrap_or(Dynamic::UNIT))
+        Ok(g.defs.zones[z as usize]
+            .owner
+            .map(|s| Dynamic::from(g.defs.seat_names[s as usize].clone()))
+            .unwrap_or(Dynamic::UNIT))
     });
     engine.register_fn("move", |g: &mut GameApi, piece: i64, zone: &str| -> RhaiResult<()> {
         let (p, z) = (g.piece(piece)?, g.zone(zone)?);
@@ -235,9 +249,13 @@ fn register_api(engine: &mut Engine) {
                 Some(s) => i64::from(s),
                 None => return fail(format!("{}.{name} takes a word, not {value}", g.defs.pieces[p as usize].name)),
             },
-            PropKind::Int(..) => value.as_int().map_err(|_| format!("{}.{name} takes an integer, not {value}", g.defs.pieces[p as usize].name))?,
+            PropKind::Int(..) => value
+                .as_int()
+                .map_err(|_| format!("{}.{name} takes an integer, not {value}", g.defs.pieces[p as usize].name))?,
             PropKind::Piece(_) if value.is_unit() => -1,
-            PropKind::Piece(_) => value.as_int().map_err(|_| format!("{}.{name} takes a piece id, not {value}", g.defs.pieces[p as usize].name))?,
+            PropKind::Piece(_) => value
+                .as_int()
+                .map_err(|_| format!("{}.{name} takes a piece id, not {value}", g.defs.pieces[p as usize].name))?,
         };
         g.state.borrow_mut().set_prop(&g.defs, p, name, encoded).map_err(Into::into)
     });
@@ -253,20 +271,29 @@ fn register_api(engine: &mut Engine) {
         let z = g.zone(zone)?;
         let f = Filter::new(&g.defs, &filter)?;
         let s = g.state.borrow();
-        Ok(s.pieces_in(&g.defs, z).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).map(|p| Dynamic::from_int(i64::from(p))).collect())
+        Ok(s.pieces_in(&g.defs, z)
+            .into_iter()
+            .filter(|&p| f.matches(&g.defs, &s, p))
+            .map(|p| Dynamic::from_int(i64::from(p)))
+            .collect())
     });
     engine.register_fn("move_where", |g: &mut GameApi, from: &str, filter: Map, to: &str| -> RhaiResult<i64> {
         let (from, to) = (g.zone(from)?, g.zone(to)?);
         let f = Filter::new(&g.defs, &filter)?;
         let mut s = g.state.borrow_mut();
-        let chosen: Vec<PieceId> = s.pieces_in(&g.defs, from).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).collect();
+        let chosen: Vec<PieceId> =
+            s.pieces_in(&g.defs, from).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).collect();
         for &p in chosen.iter().rev() {
             s.move_piece(&g.defs, p, to);
         }
         Ok(chosen.len() as i64)
     });
-    engine.register_fn("sum", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<i64> { sum_where(g, zone, prop, &Map::new()) });
-    engine.register_fn("sum_where", |g: &mut GameApi, zone: &str, prop: &str, filter: Map| -> RhaiResult<i64> { sum_where(g, zone, prop, &filter) });
+    engine.register_fn("sum", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<i64> {
+        sum_where(g, zone, prop, &Map::new())
+    });
+    engine.register_fn("sum_where", |g: &mut GameApi, zone: &str, prop: &str, filter: Map| -> RhaiResult<i64> {
+        sum_where(g, zone, prop, &filter)
+    });
     engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
         let p = g.piece(piece)?;
         let Some(PropKind::Int(lo, hi)) = g.defs.prop_def(p, prop).map(|d| d.kind.clone()) else {
@@ -280,8 +307,12 @@ fn register_api(engine: &mut Engine) {
     });
 
     // Flow.
-    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str| -> RhaiResult<()> { ask(g, seat, action, &Map::new()) });
-    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> { ask(g, seat, action, &fixed) });
+    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str| -> RhaiResult<()> {
+        ask(g, seat, action, &Map::new())
+    });
+    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> {
+        ask(g, seat, action, &fixed)
+    });
     engine.register_fn("goto", |g: &mut GameApi, phase: &str| -> RhaiResult<()> {
         match g.defs.phase(phase) {
             Some(p) => {
@@ -332,7 +363,8 @@ fn register_api(engine: &mut Engine) {
         let slot = g.defs.prop_slot(p, "face").unwrap_or(0);
         s.props[slot] = face;
         s.emit(Event::Rolled { piece: p, face });
-        let prop = kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
+        let prop =
+            kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
         Ok(g.prop_dynamic(&prop, face))
     });
 
@@ -362,7 +394,70 @@ fn is_identifier(name: &str) -> bool {
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !rhai::Engine::new_raw().is_symbol_disabled(name)
-        && !matches!(name, "fn" | "let" | "const" | "if" | "else" | "while" | "loop" | "for" | "in" | "do" | "until" | "return" | "throw" | "try" | "catch" | "true" | "false" | "this" | "break" | "continue" | "switch" | "import" | "export" | "as" | "global" | "private" | "print" | "debug" | "eval" | "Fn" | "call" | "curry" | "type_of" | "is_def_var" | "is_def_fn" | "is_shared" | "var" | "static" | "shared" | "go" | "sync" | "async" | "await" | "yield" | "with" | "package" | "module" | "super" | "thread" | "spawn" | "public" | "protected" | "new" | "use" | "void" | "null" | "nil" | "goto" | "exit" | "match" | "case" | "default")
+        && !matches!(
+            name,
+            "fn" | "let"
+                | "const"
+                | "if"
+                | "else"
+                | "while"
+                | "loop"
+                | "for"
+                | "in"
+                | "do"
+                | "until"
+                | "return"
+                | "throw"
+                | "try"
+                | "catch"
+                | "true"
+                | "false"
+                | "this"
+                | "break"
+                | "continue"
+                | "switch"
+                | "import"
+                | "export"
+                | "as"
+                | "global"
+                | "private"
+                | "print"
+                | "debug"
+                | "eval"
+                | "Fn"
+                | "call"
+                | "curry"
+                | "type_of"
+                | "is_def_var"
+                | "is_def_fn"
+                | "is_shared"
+                | "var"
+                | "static"
+                | "shared"
+                | "go"
+                | "sync"
+                | "async"
+                | "await"
+                | "yield"
+                | "with"
+                | "package"
+                | "module"
+                | "super"
+                | "thread"
+                | "spawn"
+                | "public"
+                | "protected"
+                | "new"
+                | "use"
+                | "void"
+                | "null"
+                | "nil"
+                | "goto"
+                | "exit"
+                | "match"
+                | "case"
+                | "default"
+        )
 }
 
 fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i64> {
@@ -394,7 +489,8 @@ impl Filter {
         let mut f = Filter { kind: None, props: Vec::new() };
         for (k, v) in map {
             if k.as_str() == "kind" {
-                let name = v.clone().into_immutable_string().map_err(|_| format!("kind: expected a kind name, found {v}"))?;
+                let name =
+                    v.clone().into_immutable_string().map_err(|_| format!("kind: expected a kind name, found {v}"))?;
                 match defs.kinds.iter().position(|d| d.name == name.as_str()) {
                     Some(i) => f.kind = Some(i as u16),
                     None => return fail(format!("no component kind named `{name}`")),
@@ -414,7 +510,9 @@ impl Filter {
             let Some(def) = defs.prop_def(piece, name) else { return false };
             let value = state.prop(defs.prop_slot(piece, name).unwrap_or(0));
             match &def.kind {
-                PropKind::Word(_) => want.read_lock::<ImmutableString>().is_some_and(|w| defs.symbols.get(value as usize).is_some_and(|s| *s == *w)),
+                PropKind::Word(_) => want
+                    .read_lock::<ImmutableString>()
+                    .is_some_and(|w| defs.symbols.get(value as usize).is_some_and(|s| *s == *w)),
                 PropKind::Int(..) | PropKind::Piece(_) => want.as_int().is_ok_and(|w| w == value),
             }
         })
@@ -431,7 +529,8 @@ fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()>
         let Some(i) = def.params.iter().position(|p| p.name == key.as_str()) else {
             return fail(format!("action `{action}` has no parameter `{key}`"));
         };
-        args[i] = Some(to_value(defs, &def.params[i].domain, value).map_err(|e| format!("ask {action}: {}: {e}", key))?);
+        args[i] =
+            Some(to_value(defs, &def.params[i].domain, value).map_err(|e| format!("ask {action}: {}: {e}", key))?);
     }
     let mut s = g.state.borrow_mut();
     let group = s.next_group;
@@ -489,13 +588,24 @@ impl Scripts {
                 }
             }
         }
-        let functions: Vec<(String, usize)> = ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect();
-        for h in &defs.hooks {
+        let functions: Vec<(String, usize)> =
+            ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect();
+        // A script that does not compile hides its functions: do not report them as missing.
+        let hooks = if diags.is_empty() { defs.hooks.as_slice() } else { &[] };
+        for h in hooks {
             if !functions.iter().any(|(n, a)| *n == h.name && *a == h.arity) {
-                let similar: Vec<String> = functions.iter().filter(|(n, _)| *n == h.name).map(|(n, a)| format!("{n} with {a} argument(s)")).collect();
+                let similar: Vec<String> = functions
+                    .iter()
+                    .filter(|(n, _)| *n == h.name)
+                    .map(|(n, a)| format!("{n} with {a} argument(s)"))
+                    .collect();
                 let mut d = Diagnostic::new(format!("no script function `{}` taking {} argument(s)", h.name, h.arity))
                     .at(h.file, h.span.clone())
-                    .expected(format!("fn {}({}) in one of the ruleset's scripts", h.name, if h.arity == 1 { "game" } else { "game, args" }));
+                    .expected(format!(
+                        "fn {}({}) in one of the ruleset's scripts",
+                        h.name,
+                        if h.arity == 1 { "game" } else { "game, args" }
+                    ));
                 if !similar.is_empty() {
                     d = d.found(similar.join(", "));
                 }
@@ -521,7 +631,7 @@ impl Scripts {
             Some(map) => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api, map)),
         };
         std::mem::swap(state, &mut *self.cell.borrow_mut());
-        result.map_err(|e| Error::Script(self.diagnose(name, &e)))
+        result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
     }
 
     /// Runs a hook whose return value does not matter.

@@ -68,7 +68,10 @@ pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u
     let mut decisions = 0u64;
     while !game.is_over() {
         let Some(&seat) = game.to_act().first() else {
-            return Err(Error::Input(format!("the game is stuck in phase `{}`: nobody may act and it is not over", game.phase())));
+            return Err(Error::Input(format!(
+                "the game is stuck in phase `{}`: nobody may act and it is not over",
+                game.phase()
+            )));
         };
         let legal = game.legal_actions(seat)?;
         if legal.is_empty() {
@@ -101,10 +104,17 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
     let start = Instant::now();
     for i in 0..options.games {
         let game_seed = Rng::derive_seed(options.seed, i);
-        let mut game = Game::new(rules.clone(), players, game_seed)?;
+        let mut game = Game::new(rules.clone(), players, game_seed).map_err(|e| match e {
+            Error::Script(d) => {
+                Error::Script(Box::new(d.note(format!("while setting up game {i} of the run, seeded {game_seed}"))))
+            }
+            other => other,
+        })?;
         let mut agents = random_agents(players, game_seed);
-        decisions += play_out(&mut game, &mut agents, options.max_decisions)
-            .map_err(|e| Error::Input(format!("game {i} (seed {game_seed}): {e}")))?;
+        decisions += play_out(&mut game, &mut agents, options.max_decisions).map_err(|e| match e {
+            Error::Script(d) => Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))),
+            other => Error::Input(format!("game {i} (seed {game_seed}): {other}")),
+        })?;
         *outcomes.entry(game.outcome().unwrap_or("none").to_string()).or_default() += 1;
         progress(i + 1);
     }

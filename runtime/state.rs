@@ -183,7 +183,9 @@ impl State {
     /// The top piece of a zone (the first listed), if any.
     pub fn top(&self, defs: &Defs, zone: ZoneId) -> Option<PieceId> {
         if defs.zones[zone as usize].ordered {
-            (0..self.zone_of.len() as PieceId).filter(|&p| self.zone_of[p as usize] == zone).max_by_key(|&p| self.order[p as usize])
+            (0..self.zone_of.len() as PieceId)
+                .filter(|&p| self.zone_of[p as usize] == zone)
+                .max_by_key(|&p| self.order[p as usize])
         } else {
             (0..self.zone_of.len() as PieceId).find(|&p| self.zone_of[p as usize] == zone)
         }
@@ -195,9 +197,7 @@ impl State {
         if z.accepts.is_none() {
             return self.count(zone);
         }
-        (0..self.zone_of.len())
-            .filter(|&p| self.zone_of[p] == zone && z.accepts(defs.pieces[p].kind))
-            .count() as u32
+        (0..self.zone_of.len()).filter(|&p| self.zone_of[p] == zone && z.accepts(defs.pieces[p].kind)).count() as u32
     }
 
     /// Why `piece` may not move to `zone` by a player's action, or `None` if it may.

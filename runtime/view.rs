@@ -170,7 +170,11 @@ impl View {
                 .map(|p| {
                     let props: Vec<String> = p.props.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     let face = if p.face_up { "" } else { " (face down)" };
-                    if props.is_empty() { format!("{}{face}", p.name) } else { format!("{}[{}]{face}", p.name, props.join(" ")) }
+                    if props.is_empty() {
+                        format!("{}{face}", p.name)
+                    } else {
+                        format!("{}[{}]{face}", p.name, props.join(" "))
+                    }
                 })
                 .collect();
             if z.hidden > 0 {

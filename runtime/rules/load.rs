@@ -107,15 +107,25 @@ fn fnv1a(hash: &mut u64, bytes: &[u8]) {
     }
 }
 
-fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Diagnostic> {
+fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Box<Diagnostic>> {
     toml::from_str::<RawRuleset>(sources.text(file)).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         let message = e.message().trim().to_string();
-        let mut d = Diagnostic::new(message.lines().next().unwrap_or("invalid TOML").to_string()).at(file, span);
-        if let Some(expected) = message.split("expected ").nth(1) {
-            d = d.expected(expected.trim_end_matches('.').to_string());
+        let first = message.lines().next().unwrap_or("invalid TOML");
+        // serde says "unknown field `x`, expected one of ..."; keep the two halves apart.
+        let (what, expected) = match first.split_once(", expected ") {
+            Some((what, expected)) => (what.to_string(), Some(expected.trim_end_matches('.').to_string())),
+            None => (first.to_string(), None),
+        };
+        let found = what.split('`').nth(1).map(|k| format!("`{k}`"));
+        let mut d = Diagnostic::new(what).at(file, span);
+        if let Some(expected) = expected {
+            d = d.expected(expected);
         }
-        d
+        if let Some(found) = found {
+            d = d.found(found);
+        }
+        Box::new(d)
     })
 }
 
@@ -131,7 +141,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     let mut merged = Merged::default();
     match parse_file(&sources, base_file) {
         Ok(raw) => merged.absorb(raw, base_file),
-        Err(d) => return Err(Error::Ruleset(vec![d], Box::default()).with_sources(sources)),
+        Err(d) => return Err(Error::Ruleset(vec![*d], Box::default()).with_sources(sources)),
     }
     for variant in &options.variants {
         let path = dir.join("variants").join(format!("{variant}.toml"));
@@ -149,7 +159,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         let file = sources.add(path, text);
         match parse_file(&sources, file) {
             Ok(raw) => merged.absorb(raw, file),
-            Err(d) => diags.push(d),
+            Err(d) => diags.push(*d),
         }
     }
     if !diags.is_empty() {
@@ -192,7 +202,8 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         }
     }
 
-    let mut loader = Loader { defs: Defs::default(), diags, merged: &merged, pending_pieces: Vec::new(), unresolved: Vec::new() };
+    let mut loader =
+        Loader { defs: Defs::default(), diags, merged: &merged, pending_pieces: Vec::new(), unresolved: Vec::new() };
     loader.defs.dir = dir.to_path_buf();
     loader.defs.id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     loader.defs.variants = options.variants.clone();
@@ -323,7 +334,14 @@ impl Loader<'_> {
     }
 
     /// Resolves a name against an index, reporting what exists when it does not.
-    fn lookup<T: Copy>(&mut self, what: &str, index: &HashMap<String, T>, names: &[String], name: &Name, file: FileId) -> Option<T> {
+    fn lookup<T: Copy>(
+        &mut self,
+        what: &str,
+        index: &HashMap<String, T>,
+        names: &[String],
+        name: &Name,
+        file: FileId,
+    ) -> Option<T> {
         match index.get(&name.value) {
             Some(&id) => Some(id),
             None => {
@@ -390,7 +408,9 @@ impl Loader<'_> {
             IntOrParam::Param(p) => match self.merged.params.get(p) {
                 Some((_, Located { value: ParamValue::Int(i), .. })) => Some(*i),
                 Some(_) => {
-                    let d = self.err(file, span.clone(), format!("parameter `{p}` is not an integer")).expected("an integer parameter");
+                    let d = self
+                        .err(file, span.clone(), format!("parameter `{p}` is not an integer"))
+                        .expected("an integer parameter");
                     self.push(d);
                     None
                 }
@@ -430,7 +450,9 @@ impl Loader<'_> {
             self.defs.seat_names.push(name.as_str().into());
         }
         if m.seats.is_empty() {
-            let d = Diagnostic::new("the ruleset declares no seats").at(gf, 0..0).expected("at least one [seats.<role>] table");
+            let d = Diagnostic::new("the ruleset declares no seats")
+                .at(gf, 0..0)
+                .expected("at least one [seats.<role>] table");
             self.push(d);
         }
         if m.seats.len() > 32 {
@@ -444,7 +466,9 @@ impl Loader<'_> {
             None => (seat_count, seat_count),
         };
         if let Some(p) = &m.game.players
-            && (self.defs.players.0 == 0 || self.defs.players.0 > self.defs.players.1 || self.defs.players.1 > seat_count)
+            && (self.defs.players.0 == 0
+                || self.defs.players.0 > self.defs.players.1
+                || self.defs.players.1 > seat_count)
         {
             let d = self
                 .err(gf, p.span.clone(), "player count out of range")
@@ -454,7 +478,11 @@ impl Loader<'_> {
 
         for (i, (name, (file, o))) in m.outcomes.iter().enumerate() {
             let winners = o.winners.iter().filter_map(|w| self.seat_ref(w, *file)).collect();
-            self.defs.outcomes.push(OutcomeDef { name: name.clone(), winners, description: o.description.clone().unwrap_or_default() });
+            self.defs.outcomes.push(OutcomeDef {
+                name: name.clone(),
+                winners,
+                description: o.description.clone().unwrap_or_default(),
+            });
             self.defs.outcome_index.insert(name.clone(), i as u16);
         }
 
@@ -505,12 +533,16 @@ impl Loader<'_> {
         match &m.game.start {
             Some(start) => self.defs.start = self.phase_ref(start, gf).unwrap_or(0),
             None => {
-                let d = Diagnostic::new("`[game]` needs a `start` phase").at(gf, 0..0).expected("start = \"<phase>\" in [game]");
+                let d = Diagnostic::new("`[game]` needs a `start` phase")
+                    .at(gf, 0..0)
+                    .expected("start = \"<phase>\" in [game]");
                 self.push(d);
             }
         }
         if m.phases.is_empty() {
-            let d = Diagnostic::new("the ruleset declares no phases").at(gf, 0..0).expected("at least one [phases.<name>] table");
+            let d = Diagnostic::new("the ruleset declares no phases")
+                .at(gf, 0..0)
+                .expected("at least one [phases.<name>] table");
             self.push(d);
         }
     }
@@ -543,7 +575,11 @@ impl Loader<'_> {
                 let given = [p.one_of.is_some(), p.range.is_some(), p.piece.is_some()].iter().filter(|b| **b).count();
                 if given != 1 {
                     let d = self
-                        .err(*file, prop.span.clone(), format!("property `{pname}` of `{name}` needs exactly one domain"))
+                        .err(
+                            *file,
+                            prop.span.clone(),
+                            format!("property `{pname}` of `{name}` needs exactly one domain"),
+                        )
                         .expected("one of `one_of = [...]`, `range = [min, max]` or `piece = \"<kind>\"`");
                     self.push(d);
                     continue;
@@ -579,7 +615,10 @@ impl Loader<'_> {
                             words.dedup();
                             PropKind::Word(words)
                         } else {
-                            PropKind::Int(faces.iter().copied().min().unwrap_or(0), faces.iter().copied().max().unwrap_or(0))
+                            PropKind::Int(
+                                faces.iter().copied().min().unwrap_or(0),
+                                faces.iter().copied().max().unwrap_or(0),
+                            )
                         };
                         let initial = faces.first().copied().unwrap_or(0);
                         props.push(PropDef { name: "face".into(), kind, initial });
@@ -599,9 +638,18 @@ impl Loader<'_> {
     }
 
     /// Encodes a written property value for a property of the given domain.
-    fn prop_value(&mut self, kind: &PropKind, v: &ParamValue, file: FileId, span: &std::ops::Range<usize>, prop: &str) -> i64 {
+    fn prop_value(
+        &mut self,
+        kind: &PropKind,
+        v: &ParamValue,
+        file: FileId,
+        span: &std::ops::Range<usize>,
+        prop: &str,
+    ) -> i64 {
         let ok = match (kind, v) {
-            (PropKind::Word(words), ParamValue::Text(t)) => self.defs.symbol_index.get(t).filter(|s| words.contains(s)).map(|&s| i64::from(s)),
+            (PropKind::Word(words), ParamValue::Text(t)) => {
+                self.defs.symbol_index.get(t).filter(|s| words.contains(s)).map(|&s| i64::from(s))
+            }
             (PropKind::Int(lo, hi), ParamValue::Int(i)) if (lo..=hi).contains(&i) => Some(*i),
             (PropKind::Piece(_), ParamValue::Text(t)) => {
                 // Pieces may name pieces declared later: the name is resolved once all exist.
@@ -618,7 +666,10 @@ impl Loader<'_> {
                     PropKind::Int(lo, hi) => format!("an integer from {lo} to {hi}"),
                     PropKind::Piece(_) => "the name of a piece".to_string(),
                 };
-                let d = self.err(file, span.clone(), format!("bad value for property `{prop}`")).expected(expected).found(format!("{v:?}"));
+                let d = self
+                    .err(file, span.clone(), format!("bad value for property `{prop}`"))
+                    .expected(expected)
+                    .found(format!("{v:?}"));
                 self.push(d);
                 0
             }
@@ -649,9 +700,11 @@ impl Loader<'_> {
                 (None, Some(o)) => self.seat_ref(o, *file),
                 (None, None) => None,
             };
-            let capacity = z.capacity.as_ref().and_then(|c| self.int(&c.value, *file, &c.span)).map(|c| c.max(0) as u32);
+            let capacity =
+                z.capacity.as_ref().and_then(|c| self.int(&c.value, *file, &c.span)).map(|c| c.max(0) as u32);
             let accepts = z.accepts.as_ref().map(|list| list.iter().filter_map(|k| self.kind_ref(k, *file)).collect());
-            let enter_from = z.enter_from.as_ref().map(|list| list.iter().filter_map(|n| self.zone_ref(n, *file)).collect());
+            let enter_from =
+                z.enter_from.as_ref().map(|list| list.iter().filter_map(|n| self.zone_ref(n, *file)).collect());
             self.defs.zones.push(ZoneDef {
                 name: name.clone(),
                 owner,
@@ -675,16 +728,22 @@ impl Loader<'_> {
         let mut prop_base = 0usize;
         for (name, (file, p)) in &m.pieces {
             let Some(kind_name) = &p.kind else {
-                let d = Diagnostic::new(format!("piece `{name}` needs a `type`")).at(*file, 0..0).expected("type = \"<component kind>\"");
+                let d = Diagnostic::new(format!("piece `{name}` needs a `type`"))
+                    .at(*file, 0..0)
+                    .expected("type = \"<component kind>\"");
                 self.push(d);
                 continue;
             };
             let Some(zone_name) = &p.zone else {
-                let d = self.err(*file, kind_name.span.clone(), format!("piece `{name}` needs a starting `zone`")).expected("zone = \"<zone>\"");
+                let d = self
+                    .err(*file, kind_name.span.clone(), format!("piece `{name}` needs a starting `zone`"))
+                    .expected("zone = \"<zone>\"");
                 self.push(d);
                 continue;
             };
-            let (Some(kind), Some(zone)) = (self.kind_ref(kind_name, *file), self.zone_ref(zone_name, *file)) else { continue };
+            let (Some(kind), Some(zone)) = (self.kind_ref(kind_name, *file), self.zone_ref(zone_name, *file)) else {
+                continue;
+            };
             let count = match &p.count {
                 Some(c) => self.int(&c.value, *file, &c.span).unwrap_or(1).clamp(0, 10_000),
                 None => 1,
@@ -693,11 +752,18 @@ impl Loader<'_> {
             let mut props: Vec<i64> = kind_def.props.iter().map(|p| p.initial).collect();
             for (pname, value) in &p.props {
                 match kind_def.prop(pname) {
-                    Some(slot) => props[slot] = self.prop_value(&kind_def.props[slot].kind, &value.value, *file, &value.span, pname),
+                    Some(slot) => {
+                        props[slot] =
+                            self.prop_value(&kind_def.props[slot].kind, &value.value, *file, &value.span, pname)
+                    }
                     None => {
                         let d = self
                             .err(*file, value.span.clone(), format!("`{}` has no property `{pname}`", kind_def.name))
-                            .expected(format!("a property of `{}`: {}", kind_def.name, one_of(kind_def.props.iter().map(|p| &p.name))));
+                            .expected(format!(
+                                "a property of `{}`: {}",
+                                kind_def.name,
+                                one_of(kind_def.props.iter().map(|p| &p.name))
+                            ));
                         self.push(d);
                     }
                 }
@@ -719,7 +785,14 @@ impl Loader<'_> {
                 }
                 self.defs.piece_index.insert(piece_name.clone(), id as PieceId);
                 self.defs.piece_names.push(piece_name.as_str().into());
-                self.defs.pieces.push(PieceDef { name: piece_name, kind, zone, props: props.clone(), prop_base, face_up });
+                self.defs.pieces.push(PieceDef {
+                    name: piece_name,
+                    kind,
+                    zone,
+                    props: props.clone(),
+                    prop_base,
+                    face_up,
+                });
                 prop_base += props.len();
             }
         }
@@ -730,7 +803,9 @@ impl Loader<'_> {
                 Some(&id) => i64::from(id),
                 None => {
                     let names: Vec<String> = self.defs.pieces.iter().map(|p| p.name.clone()).collect();
-                    let d = self.err(file, span, format!("unknown piece `{name}`")).expected(format!("a piece name: {}", one_of(names.iter())));
+                    let d = self
+                        .err(file, span, format!("unknown piece `{name}`"))
+                        .expected(format!("a piece name: {}", one_of(names.iter())));
                     self.push(d);
                     -1
                 }
@@ -765,13 +840,25 @@ impl Loader<'_> {
                 None => lo,
             };
             let owners: Vec<(String, Option<SeatId>)> = if c.per_seat {
-                self.defs.seats.iter().enumerate().map(|(s, seat)| (format!("{name}.{}", seat.name), Some(s as SeatId))).collect()
+                self.defs
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .map(|(s, seat)| (format!("{name}.{}", seat.name), Some(s as SeatId)))
+                    .collect()
             } else {
                 vec![(name.clone(), None)]
             };
             for (cname, owner) in owners {
                 self.defs.counter_index.insert(cname.clone(), self.defs.counters.len() as CounterId);
-                self.defs.counters.push(CounterDef { name: cname, min: lo, max: hi, initial, owner, visible: c.visible });
+                self.defs.counters.push(CounterDef {
+                    name: cname,
+                    min: lo,
+                    max: hi,
+                    initial,
+                    owner,
+                    visible: c.visible,
+                });
             }
         }
     }
@@ -785,13 +872,23 @@ impl Loader<'_> {
             let file = *file;
             let mut params = Vec::new();
             for p in &a.params {
-                let given = [p.piece.is_some() || p.pieces.is_some(), p.zone.is_some(), p.one_of.is_some(), p.range.is_some(), p.seat]
-                    .iter()
-                    .filter(|b| **b)
-                    .count();
+                let given = [
+                    p.piece.is_some() || p.pieces.is_some(),
+                    p.zone.is_some(),
+                    p.one_of.is_some(),
+                    p.range.is_some(),
+                    p.seat,
+                ]
+                .iter()
+                .filter(|b| **b)
+                .count();
                 if given != 1 {
                     let d = self
-                        .err(file, p.name.span.clone(), format!("parameter `{}` of action `{name}` needs exactly one domain", p.name.value))
+                        .err(
+                            file,
+                            p.name.span.clone(),
+                            format!("parameter `{}` of action `{name}` needs exactly one domain", p.name.value),
+                        )
                         .expected("one of `piece` (or `pieces`), `zone`, `one_of`, `range` or `seat = true`");
                     self.push(d);
                     continue;
@@ -821,29 +918,52 @@ impl Loader<'_> {
             if let Some(e) = &a.effect {
                 match (&e.move_piece, &e.to) {
                     (Some(piece), Some(to)) => match (param_index(piece), param_index(to)) {
-                        (Some(pi), Some(zi)) if matches!(params[pi].domain, Domain::Piece(..)) && matches!(params[zi].domain, Domain::Zone(_)) => {
+                        (Some(pi), Some(zi))
+                            if matches!(params[pi].domain, Domain::Piece(..))
+                                && matches!(params[zi].domain, Domain::Zone(_)) =>
+                        {
                             effect.moves = Some((pi, zi))
                         }
                         _ => {
                             let d = self
-                                .err(file, piece.span.start..to.span.end, format!("effect of `{name}` must move a piece parameter to a zone parameter"))
-                                .expected(format!("parameter names of `{name}`: {}", one_of(params.iter().map(|p| &p.name))));
+                                .err(
+                                    file,
+                                    piece.span.start..to.span.end,
+                                    format!("effect of `{name}` must move a piece parameter to a zone parameter"),
+                                )
+                                .expected(format!(
+                                    "parameter names of `{name}`: {}",
+                                    one_of(params.iter().map(|p| &p.name))
+                                ));
                             self.push(d);
                         }
                     },
                     (None, None) => {}
                     (Some(n), None) | (None, Some(n)) => {
-                        let d = self.err(file, n.span.clone(), "`move` and `to` go together").expected("move = \"<piece param>\", to = \"<zone param>\"");
+                        let d = self
+                            .err(file, n.span.clone(), "`move` and `to` go together")
+                            .expected("move = \"<piece param>\", to = \"<zone param>\"");
                         self.push(d);
                     }
                 }
                 if let Some([piece, prop, value]) = &e.set {
                     match (param_index(piece), param_index(value)) {
-                        (Some(pi), Some(vi)) if matches!(params[pi].domain, Domain::Piece(..)) => effect.sets = Some((pi, prop.value.clone(), vi)),
+                        (Some(pi), Some(vi)) if matches!(params[pi].domain, Domain::Piece(..)) => {
+                            effect.sets = Some((pi, prop.value.clone(), vi))
+                        }
                         _ => {
                             let d = self
-                                .err(file, piece.span.start..value.span.end, format!("effect of `{name}` must set a property of a piece parameter from a parameter"))
-                                .expected(format!("parameter names of `{name}`: {}", one_of(params.iter().map(|p| &p.name))));
+                                .err(
+                                    file,
+                                    piece.span.start..value.span.end,
+                                    format!(
+                                        "effect of `{name}` must set a property of a piece parameter from a parameter"
+                                    ),
+                                )
+                                .expected(format!(
+                                    "parameter names of `{name}`: {}",
+                                    one_of(params.iter().map(|p| &p.name))
+                                ));
                             self.push(d);
                         }
                     }
@@ -864,11 +984,22 @@ impl Loader<'_> {
             let on_exit = p.on_exit.as_ref().map(|h| self.hook(h, file, 1));
             let mut ask = Vec::new();
             for a in &p.ask {
-                let (Some(seat), Some(action)) = (self.seat_ref(&a.seat, file), self.action_ref(&a.action, file)) else { continue };
+                let (Some(seat), Some(action)) = (self.seat_ref(&a.seat, file), self.action_ref(&a.action, file))
+                else {
+                    continue;
+                };
                 let each: Vec<ZoneId> = a.each.iter().filter_map(|z| self.zone_ref(z, file)).collect();
-                let Some(param) = self.defs.actions[action as usize].params.iter().position(|p| matches!(p.domain, Domain::Piece(..))) else {
+                let Some(param) = self.defs.actions[action as usize]
+                    .params
+                    .iter()
+                    .position(|p| matches!(p.domain, Domain::Piece(..)))
+                else {
                     let d = self
-                        .err(file, a.action.span.clone(), format!("`ask` needs action `{}` to take a piece parameter", a.action.value))
+                        .err(
+                            file,
+                            a.action.span.clone(),
+                            format!("`ask` needs action `{}` to take a piece parameter", a.action.value),
+                        )
                         .expected("an action whose parameters include a piece");
                     self.push(d);
                     continue;
@@ -882,7 +1013,16 @@ impl Loader<'_> {
                 None => (0..self.defs.seats.len() as SeatId).collect(),
             };
             let next = p.next.as_ref().and_then(|n| self.phase_ref(n, file));
-            self.defs.phases.push(PhaseDef { name: name.clone(), on_enter, ask, resume, on_exit, actions, active, next });
+            self.defs.phases.push(PhaseDef {
+                name: name.clone(),
+                on_enter,
+                ask,
+                resume,
+                on_exit,
+                actions,
+                active,
+                next,
+            });
         }
     }
 }

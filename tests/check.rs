@@ -1,0 +1,85 @@
+//! `tabula check` on broken rulesets: each fixture under tests/fixtures/broken/ has one problem,
+//! and the report must name the file, line and column, what was expected and what was found.
+
+use std::process::Command;
+
+fn check(path: &str) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(["check", path]).output().expect("run tabula");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), stderr)
+}
+
+#[test]
+fn unknown_key_is_reported_at_its_line_with_the_keys_expected() {
+    let (ok, err) = check("tests/fixtures/broken/unknown-key");
+    assert!(!ok);
+    assert!(err.contains("tests/fixtures/broken/unknown-key/game.toml:9:1"), "{err}");
+    assert!(err.contains("unknown field `capacty`"), "{err}");
+    assert!(err.contains("expected one of") && err.contains("`capacity`"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn reference_to_a_missing_zone_names_the_zones_that_exist() {
+    let (ok, err) = check("tests/fixtures/broken/unknown-zone");
+    assert!(!ok);
+    assert!(err.contains("tests/fixtures/broken/unknown-zone/game.toml:14:8"), "{err}");
+    assert!(err.contains("unknown zone `tabel`"), "{err}");
+    assert!(err.contains("found `tabel`") && err.contains("one of `table`"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn rhai_syntax_error_points_into_the_script() {
+    let (ok, err) = check("tests/fixtures/broken/rhai-syntax");
+    assert!(!ok);
+    assert!(err.contains("tests/fixtures/broken/rhai-syntax/rules.rhai:3:"), "{err}");
+    assert!(err.contains("Expecting ')'"), "{err}");
+    // The broken script must not also produce "missing function" noise.
+    assert!(!err.contains("no script function"), "{err}");
+    insta::assert_snapshot!(err);
+}
+
+#[test]
+fn rhai_error_while_a_hook_runs_names_the_script_line() {
+    let (ok, err) = check("tests/fixtures/broken/rhai-runtime");
+    assert!(!ok);
+    assert!(err.contains("tests/fixtures/broken/rhai-runtime/rules.rhai:5:"), "{err}");
+    assert!(err.contains("no zone named `tabel`") && err.contains("hook `begin`"), "{err}");
+    // The seed of the failing game is random per run; the rest of the report is pinned.
+    let stable: String = err.lines().filter(|l| !l.contains("seeded")).collect::<Vec<_>>().join("\n");
+    insta::assert_snapshot!(stable);
+}
+
+#[test]
+fn shipped_rulesets_pass_check() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir("rulesets").expect("rulesets folder") {
+        let dir = entry.expect("entry").path();
+        if !dir.join("game.toml").is_file() {
+            continue;
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_tabula")).arg("check").arg(&dir).output().expect("run tabula");
+        assert!(out.status.success(), "{}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
+        checked += 1;
+    }
+    assert!(checked >= 1, "no ruleset found under rulesets/");
+}
+
+#[test]
+fn unknown_ruleset_lists_the_known_ones() {
+    let (ok, err) = check("no-such-game");
+    assert!(!ok);
+    assert!(err.contains("no ruleset `no-such-game`") && err.contains("east-berlin"), "{err}");
+}
+
+#[test]
+fn bad_override_is_refused_with_the_parameters_that_exist() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["sim", "east-berlin", "--games", "1", "--set", "tunel_length=3"])
+        .output()
+        .expect("run tabula");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no parameter `tunel_length`") && err.contains("tunnel_length"), "{err}");
+}

@@ -213,6 +213,17 @@ fn register_api(engine: &mut Engine) {
         }
         Ok(())
     });
+    engine.register_fn("reveal", |g: &mut GameApi, zones: Array| -> RhaiResult<()> {
+        for zone in zones {
+            let name = zone.into_immutable_string().map_err(|t| format!("reveal: expected zone names, found a {t}"))?;
+            let z = g.zone(&name)?;
+            let mut s = g.state.borrow_mut();
+            for p in s.pieces_in(&g.defs, z) {
+                s.turn(p, true);
+            }
+        }
+        Ok(())
+    });
     engine.register_fn("is_face_up", |g: &mut GameApi, piece: i64| -> RhaiResult<bool> {
         let p = g.piece(piece)?;
         Ok(g.state.borrow().is_face_up(p))

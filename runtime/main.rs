@@ -16,7 +16,7 @@ use tabula::{Error, LoadOptions, Rules, load};
 /// tabula: a rules-as-data board-game engine.
 ///
 /// Rulesets are folders of TOML and Rhai (under ./rulesets, or any path). Name one by its
-/// folder name (`east-berlin`) or give its path.
+/// folder name (`my-game`) or give its path.
 #[derive(Parser)]
 #[command(name = "tabula", version, about, long_about)]
 struct Cli {
@@ -32,7 +32,7 @@ struct RulesetArgs {
     /// A variant from the ruleset's variants/ folder; may be repeated, applied in order.
     #[arg(long = "variant", value_name = "VARIANT")]
     variants: Vec<String>,
-    /// Override a parameter of [params], e.g. --set tunnel_length=12; may be repeated.
+    /// Override a parameter of [params], e.g. --set goal=12; may be repeated.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
     sets: Vec<(String, String)>,
 }
@@ -57,7 +57,7 @@ enum Command {
     Play {
         #[command(flatten)]
         ruleset: RulesetArgs,
-        /// Who plays a seat: `--seat exile=human --seat police=random`. Seats not given are
+        /// Who plays a seat: `--seat red=human --seat blue=random`. Seats not given are
         /// played by the random agent, except the first, which is yours.
         #[arg(long = "seat", value_name = "SEAT=human|random", value_parser = parse_set)]
         seats: Vec<(String, String)>,

@@ -568,7 +568,7 @@ impl Scripts {
         register_api(&mut engine);
 
         // Parameters are constants of the scripts: the optimizer folds them into the code, so
-        // `tunnel_length` costs nothing at run time (`--set` takes effect because scripts are
+        // `goal` costs nothing at run time (`--set` takes effect because scripts are
         // compiled at each load).
         let mut constants = Scope::new();
         for (name, value) in &defs.param_values {

@@ -142,7 +142,7 @@ pub struct SeatDef {
 /// A way the game ends.
 #[derive(Clone, Debug)]
 pub struct OutcomeDef {
-    /// Its name (`exile`, `police`, `draw`, `win`, `loss`).
+    /// Its name (`draw`, `win`, `loss`, or a seat's role).
     pub name: String,
     /// Seats that win.
     pub winners: Vec<SeatId>,
@@ -210,7 +210,7 @@ pub struct PieceDef {
 /// A zone.
 #[derive(Clone, Debug)]
 pub struct ZoneDef {
-    /// Its unique name (`hand.exile` for per-seat zones).
+    /// Its unique name (`hand.red` for per-seat zones).
     pub name: String,
     /// Its owner.
     pub owner: Option<SeatId>,

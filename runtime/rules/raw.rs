@@ -61,7 +61,7 @@ pub struct RawRuleset {
     /// fields elsewhere may name them instead of a number, and `--set name=value` overrides them.
     #[serde(default)]
     pub params: IndexMap<String, Located<ParamValue>>,
-    /// Player positions, in turn order. A seat's key is its role (`exile`, `police`, `red`).
+    /// Player positions, in turn order. A seat's key is its role (`red`, `blue`, `thief`).
     #[serde(default)]
     pub seats: IndexMap<String, RawSeat>,
     /// How a game can end. A game ends when a script calls `game.end("name")`.
@@ -76,7 +76,7 @@ pub struct RawRuleset {
     /// Places a piece can be: areas, hands, decks, tracks, board spaces.
     #[serde(default)]
     pub zones: IndexMap<String, RawZone>,
-    /// Bounded integers: money, arrests, rounds, a tunnel marker.
+    /// Bounded integers: money, rounds, a score, a marker on a track.
     #[serde(default)]
     pub counters: IndexMap<String, RawCounter>,
     /// Kinds of dice and their faces. A die in play is a piece whose component names the die.

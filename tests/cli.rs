@@ -1,0 +1,104 @@
+//! The command line, as a user runs it: `play` with answers piped in, `sim`, `list`, `schema`.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn tabula(args: &[&str], input: &str) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    // The game may end before all answers are read; a closed pipe is not an error here.
+    let _ = child.stdin.take().expect("stdin").write_all(input.as_bytes());
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_human_plays_a_whole_game_against_the_random_police() {
+    let (ok, out, err) = tabula(&["play", "east-berlin", "--seed", "3"], &"1\n".repeat(3000));
+    assert!(ok, "{err}");
+    assert!(out.contains("decide: choose_ability angela <ability>"), "the exile is asked at setup");
+    assert!(out.contains("game over: "), "the game ends: {}", &out[out.len().saturating_sub(500)..]);
+    // The police's placements are secret: the exile is told that it acted, never where.
+    assert!(out.contains("police takes a secret investigate action"));
+    assert!(!out.contains("police: investigate"), "a police placement leaked to the exile's screen");
+    // Until the reveal (phases setup, assign, investigation) the exile's screens never list a
+    // police card in an area; after it, the cards lie face up for both to see.
+    let mut screens_before_reveal = 0;
+    for screen in out.split("view of exile: phase ").skip(1) {
+        let phase = screen.split_whitespace().next().unwrap_or_default();
+        if ["setup", "assign", "investigation"].contains(&phase) {
+            screens_before_reveal += 1;
+            let screen = screen.split("\n\n").next().unwrap_or_default();
+            for area in ["police_tunnel:", "police_funding:", "police_city:"] {
+                assert!(!screen.contains(area), "the exile was shown {area} before the reveal:\n{screen}");
+            }
+        }
+    }
+    assert!(screens_before_reveal > 10, "too few screens checked");
+}
+
+#[test]
+fn two_humans_at_one_screen_hand_it_over_between_turns() {
+    let answers = "\n1\n".repeat(4000);
+    let (ok, out, err) =
+        tabula(&["play", "east-berlin", "--seed", "4", "--seat", "exile=human", "--seat", "police=human"], &answers);
+    assert!(ok, "{err}");
+    assert!(out.contains("Pass the screen to exile"));
+    assert!(out.contains("Pass the screen to police"));
+    assert!(out.contains("game over: "));
+}
+
+#[test]
+fn play_refuses_an_unknown_seat() {
+    let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "spy=human"], "");
+    assert!(!ok);
+    assert!(err.contains("--seat spy: expected one of exile, police"), "{err}");
+}
+
+#[test]
+fn sim_json_has_the_fields_benchmarks_read() {
+    let (ok, out, err) = tabula(&["sim", "east-berlin", "--games", "300", "--seed", "1", "--json"], "");
+    assert!(ok, "{err}");
+    let report: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(report["games"], 300);
+    for field in ["seconds", "playouts_per_s", "decisions_per_game"] {
+        assert!(report[field].as_f64().is_some_and(|v| v > 0.0), "{field}: {report}");
+    }
+    let outcomes = report["outcomes"].as_object().expect("outcomes");
+    let mut names: Vec<&String> = outcomes.keys().collect();
+    names.sort();
+    assert_eq!(names, ["draw", "exile", "police"]);
+    assert_eq!(outcomes.values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 300);
+}
+
+#[test]
+fn sim_summary_is_readable() {
+    let (ok, out, err) = tabula(&["sim", "east-berlin", "--games", "50"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("east-berlin: 50 games, 2 players, seed 0"), "{out}");
+    assert!(out.contains("decisions per game:") && out.contains("games/s"), "{out}");
+}
+
+#[test]
+fn list_shows_the_shipped_rulesets() {
+    let (ok, out, _) = tabula(&["list"], "");
+    assert!(ok);
+    assert!(out.contains("east-berlin") && out.contains("Escape from East Berlin (2-2 players)"), "{out}");
+}
+
+#[test]
+fn schema_prints_the_committed_schema() {
+    let (ok, out, _) = tabula(&["schema"], "");
+    assert!(ok);
+    let committed = std::fs::read_to_string("schema/ruleset.schema.json").expect("schema file");
+    assert!(out == committed, "`tabula schema` differs from schema/ruleset.schema.json");
+}

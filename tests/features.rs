@@ -1,0 +1,176 @@
+//! The runtime's generic features, on a small ruleset made for them (tests/fixtures/features):
+//! per-seat zones and counters, dice, shuffled decks, a board graph, timers on the game clock,
+//! standing actions for several seats, `legal` hooks, variants, `--set`, and script limits.
+
+use std::rc::Rc;
+
+use tabula::event::Event;
+use tabula::view::view;
+use tabula::{Error, Game, LoadOptions, Rules};
+
+const FIXTURE: &str = "tests/fixtures/features";
+
+fn rules_with(options: LoadOptions) -> Rc<Rules> {
+    Rc::new(tabula::load(FIXTURE, &options).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn rules() -> Rc<Rules> {
+    rules_with(LoadOptions::default())
+}
+
+fn act(game: &mut Game, line: &str) -> Result<(), Error> {
+    let action = game.parse_action(line)?;
+    game.apply(&action)
+}
+
+fn counter(game: &Game, name: &str) -> i64 {
+    game.state().counter(game.rules().counter(name).expect("counter"))
+}
+
+#[test]
+fn per_seat_zones_and_counters_are_one_per_seat() {
+    let rules = rules();
+    for seat in ["red", "blue", "green"] {
+        assert!(rules.zone(&format!("hand.{seat}")).is_some());
+        assert!(rules.counter(&format!("score.{seat}")).is_some());
+    }
+    let game = Game::new(rules.clone(), 2, 1).expect("start");
+    // Two players: red and blue were dealt `hand_size` cards each; green does not play.
+    let hand = |seat: &str| game.state().count(rules.zone(&format!("hand.{seat}")).unwrap());
+    assert_eq!((hand("red"), hand("blue"), hand("green")), (2, 2, 0));
+    assert_eq!(game.state().count(rules.zone("deck").unwrap()), 3);
+}
+
+#[test]
+fn player_count_outside_the_rules_is_refused() {
+    let err = Game::new(rules(), 4, 1).expect_err("four players");
+    assert!(err.to_string().contains("2 to 3 players"), "{err}");
+}
+
+#[test]
+fn standing_actions_are_open_to_every_active_seat() {
+    let game = Game::new(rules(), 3, 1).expect("start");
+    let names: Vec<&str> = game.to_act().iter().map(|&s| game.rules().seats[s as usize].name.as_str()).collect();
+    assert_eq!(names, ["red", "blue", "green"]);
+    for seat in 0..3 {
+        let legal = game.legal_actions(seat).expect("legal");
+        let names: Vec<&str> = legal.iter().map(|a| game.rules().actions[a.action as usize].name.as_str()).collect();
+        // `walk` is offered only to b, the one zone reachable from a.
+        assert_eq!(names, ["roll", "draw", "walk", "spin"], "seat {seat}");
+    }
+}
+
+#[test]
+fn dice_rolls_are_seeded_and_within_the_faces() {
+    // A goal out of reach, so that the game goes on for the three rolls.
+    let rules = rules_with(LoadOptions { variants: vec![], overrides: vec![("goal".into(), "100".into())] });
+    let play = |seed| {
+        let mut game = Game::recorded(rules.clone(), 2, seed).expect("start");
+        for _ in 0..3 {
+            act(&mut game, "red: roll").expect("roll");
+        }
+        let rolls: Vec<i64> = game
+            .events()
+            .iter()
+            .filter_map(|e| if let Event::Rolled { face, .. } = e { Some(*face) } else { None })
+            .collect();
+        (rolls, counter(&game, "score.red"))
+    };
+    let (a, score) = play(5);
+    assert_eq!(a.len(), 3);
+    assert!(a.iter().all(|f| (1..=6).contains(f)), "{a:?}");
+    assert_eq!(score, a.iter().sum::<i64>());
+    assert_eq!(play(5).0, a, "same seed, same rolls");
+    assert_ne!((0..20).map(|s| play(s).0).collect::<std::collections::BTreeSet<_>>().len(), 1, "seeds differ");
+}
+
+#[test]
+fn the_deck_is_shuffled_by_the_seed() {
+    let deal = |seed| {
+        let game = Game::recorded(rules(), 2, seed).expect("start");
+        game.events()
+            .iter()
+            .find_map(|e| if let Event::Shuffled { order, .. } = e { Some(order.clone()) } else { None })
+            .expect("a shuffle")
+    };
+    assert_eq!(deal(3), deal(3));
+    assert!((0..10).any(|s| deal(s) != deal(3)));
+}
+
+#[test]
+fn the_board_graph_respects_one_way_links() {
+    let mut game = Game::new(rules(), 2, 1).expect("start");
+    // a -> b is one way (a drop): from a, only b; from b, c (two-way) but not back to a.
+    assert!(act(&mut game, "red: walk c").is_err());
+    act(&mut game, "red: walk b").expect("a to b");
+    let legal: Vec<String> =
+        tabula::view::describe_options(&game, 0).into_iter().filter(|a| a.contains("walk")).collect();
+    assert_eq!(legal, ["red: walk c"]);
+    let err = act(&mut game, "red: walk a").expect_err("b to a is against the drop");
+    assert!(err.to_string().contains("not legal"), "{err}");
+}
+
+#[test]
+fn a_legal_hook_filters_and_the_refusal_changes_nothing() {
+    let mut game = Game::new(rules(), 2, 1).expect("start");
+    for _ in 0..3 {
+        act(&mut game, "blue: draw").expect("a card is left");
+    }
+    let before = view(&game, None);
+    let err = act(&mut game, "red: draw").expect_err("the deck is empty");
+    assert!(matches!(err, Error::Illegal { .. }), "{err}");
+    assert_eq!(view(&game, None), before);
+}
+
+#[test]
+fn timers_fire_in_order_as_the_clock_passes_them() {
+    let mut game = Game::recorded(rules(), 2, 1).expect("start");
+    game.advance_clock(999).expect("clock");
+    assert_eq!(counter(&game, "ticks"), 0);
+    game.advance_clock(2500).expect("clock");
+    assert_eq!(counter(&game, "ticks"), 1);
+    assert!(game.events().iter().any(|e| *e == Event::Note("tick at 1000".into())), "the hook saw the timer's time");
+    assert!(!game.is_over());
+    game.advance_clock(3000).expect("clock");
+    assert_eq!(game.outcome(), Some("finished"), "the alarm at alarm_at = 3000 ends the game");
+    assert!(game.advance_clock(100).is_err(), "the clock does not go back");
+}
+
+#[test]
+fn a_runaway_script_is_stopped_and_leaves_the_game_unchanged() {
+    let mut game = Game::new(rules(), 2, 1).expect("start");
+    let before = view(&game, None);
+    let err = act(&mut game, "red: spin 1").expect_err("endless loop");
+    assert!(matches!(err, Error::Script(_)), "{err}");
+    assert!(err.to_string().contains("operations"), "{err}");
+    assert_eq!(view(&game, None), before);
+}
+
+#[test]
+fn variants_and_overrides_change_parameters() {
+    let quick = rules_with(LoadOptions { variants: vec!["quick".into()], overrides: vec![] });
+    assert_eq!(quick.params["goal"], tabula::rules::ParamValue::Int(4));
+    let game = Game::new(quick.clone(), 2, 1).expect("start");
+    assert_eq!(game.state().count(quick.zone("hand.red").unwrap()), 1, "hand_size 1 in the quick variant");
+
+    let set =
+        rules_with(LoadOptions { variants: vec!["quick".into()], overrides: vec![("hand_size".into(), "0".into())] });
+    let game = Game::new(set.clone(), 2, 1).expect("start");
+    assert_eq!(game.state().count(set.zone("hand.red").unwrap()), 0, "--set applies after the variant");
+    assert_ne!(set.fingerprint, quick.fingerprint);
+    assert_ne!(quick.fingerprint, rules().fingerprint);
+
+    let err = tabula::load(FIXTURE, &LoadOptions { variants: vec!["slow".into()], overrides: vec![] })
+        .expect_err("no such variant");
+    assert!(err.to_string().contains("expected one of quick"), "{err}");
+}
+
+#[test]
+fn scripts_misusing_the_api_get_errors_not_panics() {
+    let rules = rules();
+    let game = Game::new(rules.clone(), 2, 1).expect("start");
+    // Actions written by hand are parsed against the rules.
+    for bad in ["red roll", "purple: roll", "red: fly", "red: walk", "red: walk d", "red: spin x"] {
+        assert!(game.parse_action(bad).is_err(), "{bad}");
+    }
+}

@@ -49,6 +49,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("{}", view(&game, None).render());
     println!("outcome: {}", game.outcome().unwrap_or("none"));
-    println!("cloning the game: {:.0} ns per clone ({clones} clones)", clone_time.as_nanos() as f64 / f64::from(clones));
+    println!(
+        "cloning the game: {:.0} ns per clone ({clones} clones)",
+        clone_time.as_nanos() as f64 / f64::from(clones)
+    );
     Ok(())
 }

@@ -131,6 +131,9 @@ pub enum Error {
     /// so the error can be rendered on its own).
     #[error("the ruleset has {} problem(s)", .0.len())]
     Ruleset(Vec<Diagnostic>, Box<Sources>),
+    /// A log does not parse, or does not fit the rules (with the log's text, for rendering).
+    #[error("{}", .0.message)]
+    Log(Box<Diagnostic>, Box<Sources>),
     /// A script failed while a hook ran.
     #[error("script error: {}", .0.message)]
     Script(Box<Diagnostic>),
@@ -160,7 +163,7 @@ impl Error {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {
             Error::Ruleset(d, _) => d.clone(),
-            Error::Script(d) => vec![(**d).clone()],
+            Error::Script(d) | Error::Log(d, _) => vec![(**d).clone()],
             other => vec![Diagnostic::new(other.to_string())],
         }
     }
@@ -172,6 +175,7 @@ impl Error {
 pub fn render(error: &Error, sources: &Sources) -> String {
     match error {
         Error::Ruleset(d, own) => render_diagnostics(d, own),
+        Error::Log(d, own) => render_diagnostics(std::slice::from_ref(d), own),
         other => render_diagnostics(&other.diagnostics(), sources),
     }
 }

@@ -12,8 +12,13 @@ use crate::state::{Action, Value};
 pub enum Event {
     /// A phase began.
     PhaseEntered(PhaseId),
-    /// A seat took an action (before its effects, which follow as events).
-    Acted(Action),
+    /// A seat took an action at a game time (before its effects, which follow as events).
+    Acted {
+        /// The action.
+        action: Action,
+        /// The game clock when it was taken, in milliseconds.
+        at: i64,
+    },
     /// A piece changed zone.
     Moved {
         /// The piece.
@@ -82,7 +87,7 @@ impl Event {
         let zone = |z: &ZoneId| defs.zones[*z as usize].name.as_str();
         match self {
             Event::PhaseEntered(p) => format!("phase {}", defs.phases[*p as usize].name),
-            Event::Acted(a) => format!("act {}", describe_action(defs, a)),
+            Event::Acted { action, .. } => format!("act {}", describe_action(defs, action)),
             Event::Moved { piece: p, from, to } => format!("move {} {} -> {}", piece(p), zone(from), zone(to)),
             Event::Turned { piece: p, up } => format!("turn {} {}", piece(p), if *up { "up" } else { "down" }),
             Event::PropSet { piece: p, slot, value } => {

@@ -13,7 +13,7 @@ use crate::diag::Error;
 use crate::event::{Event, describe_action};
 use crate::rules::{ActionId, Domain, PropKind, Rules, SeatId, SymId, ZoneId};
 use crate::script::{args_map, from_value};
-use crate::state::{Action, Prompt, Stage, State, Value};
+use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 
 /// Phases the flow may pass through without anyone deciding anything before it is declared
 /// stuck (a ruleset whose phases loop without asking).
@@ -50,7 +50,23 @@ impl Game {
         Self::start(rules, players, seed, true)
     }
 
+    /// Starts a recorded game whose setup uses the chance outcomes a log states (see
+    /// `log::replay`).
+    pub fn replaying(rules: Rc<Rules>, players: u8, seed: u64, stated: StatedChance) -> Result<Game, Error> {
+        Self::start_with(rules, players, seed, true, stated)
+    }
+
     fn start(rules: Rc<Rules>, players: u8, seed: u64, recording: bool) -> Result<Game, Error> {
+        Self::start_with(rules, players, seed, recording, StatedChance::default())
+    }
+
+    fn start_with(
+        rules: Rc<Rules>,
+        players: u8,
+        seed: u64,
+        recording: bool,
+        stated: StatedChance,
+    ) -> Result<Game, Error> {
         let (lo, hi) = rules.players;
         if players < lo || players > hi {
             return Err(Error::Input(format!(
@@ -61,6 +77,7 @@ impl Game {
         }
         let mut state = State::initial(&rules, players, seed);
         state.recording = recording;
+        state.stated = stated;
         let mut game = Game { rules, state };
         game.advance()?;
         Ok(game)
@@ -74,6 +91,10 @@ impl Game {
     /// The whole state, secrets included. Seat-facing code uses `view::view` instead.
     pub fn state(&self) -> &State {
         &self.state
+    }
+
+    pub(crate) fn state_mut(&mut self) -> &mut State {
+        &mut self.state
     }
 
     /// The number of players.
@@ -245,19 +266,80 @@ impl Game {
     /// Applies an action after checking that it is legal. An illegal action is refused with the
     /// reason and changes nothing; so does one whose hooks fail.
     pub fn apply(&mut self, action: &Action) -> Result<(), Error> {
-        let legal = self.legal_actions(action.seat)?;
-        if !legal.contains(action) {
-            return Err(Error::Illegal {
-                action: describe_action(&self.rules, action),
-                reason: self.why_illegal(action, &legal),
-            });
-        }
+        self.check_legal(action)?;
+        // The snapshot for rolling back leaves out the recorded events (they only grow, and
+        // copying them at every action would make a long game quadratic).
+        let events = std::mem::take(&mut self.state.events);
+        let recorded = events.len();
         let before = self.state.clone();
+        self.state.events = events;
         let result = self.apply_unchecked(action);
         if result.is_err() {
+            let mut events = std::mem::take(&mut self.state.events);
+            events.truncate(recorded);
             self.state = before;
+            self.state.events = events;
         }
         result
+    }
+
+    /// Applies an action after checking that it is legal, like `apply`, but without keeping a
+    /// copy to roll back to: if a hook then fails, the game is left as the hook left it. For
+    /// callers that drop the game on error (replay).
+    pub fn apply_legal(&mut self, action: &Action) -> Result<(), Error> {
+        self.check_legal(action)?;
+        self.apply_unchecked(action)
+    }
+
+    /// Whether `action` is one of `legal_actions(action.seat)`, decided without listing them
+    /// all: it must answer the pending prompt (or be a standing action of an active seat), keep
+    /// the prompt's fixed arguments, take its other arguments from their domains, and pass the
+    /// built-in checks and the `legal` hook. The refusal says why.
+    pub fn check_legal(&self, action: &Action) -> Result<(), Error> {
+        let defs = &*self.rules;
+        let answers = match self.state.prompts.front() {
+            _ if self.is_over() => false,
+            Some(p) => {
+                p.seat == action.seat
+                    && p.action == action.action
+                    && p.fixed.iter().zip(&action.args).all(|(f, a)| f.is_none_or(|f| f == *a))
+            }
+            None => {
+                let phase = &defs.phases[self.state.phase as usize];
+                phase.actions.contains(&action.action)
+                    && phase.active.contains(&action.seat)
+                    && action.seat < self.state.players
+            }
+        };
+        let in_domains = defs.actions.get(action.action as usize).is_some_and(|d| {
+            d.params.len() == action.args.len()
+                && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, a))
+        });
+        if answers && in_domains && self.refusal(action).is_none() && self.passes_legal_hook(action)? {
+            return Ok(());
+        }
+        let legal = self.legal_actions(action.seat)?;
+        Err(Error::Illegal { action: describe_action(defs, action), reason: self.why_illegal(action, &legal) })
+    }
+
+    /// Whether a value is one of a domain's candidates (as `domain_values` lists them).
+    fn in_domain(&self, domain: &Domain, value: &Value) -> bool {
+        match (domain, value) {
+            (Domain::Piece(kinds, within), Value::Piece(p)) => {
+                self.rules.pieces.get(*p as usize).is_some_and(|d| kinds.contains(&d.kind))
+                    && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[*p as usize]))
+            }
+            (Domain::Zone(zones), Value::Zone(z)) => zones.contains(z),
+            (Domain::Word(words), Value::Word(w)) => words.contains(w),
+            (Domain::Int(lo, hi), Value::Int(i)) => hi - lo < MAX_INT_DOMAIN && (lo..=hi).contains(&i),
+            (Domain::Seat, Value::Seat(s)) => *s < self.state.players,
+            _ => false,
+        }
+    }
+
+    /// Turns event recording on or off (a replay that only checks a log need not record).
+    pub fn set_recording(&mut self, on: bool) {
+        self.state.recording = on;
     }
 
     fn why_illegal(&self, action: &Action, legal: &[Action]) -> String {
@@ -290,7 +372,7 @@ impl Game {
             self.state.answered = true;
         }
         if self.state.recording {
-            self.state.emit(Event::Acted(action.clone()));
+            self.state.emit(Event::Acted { action: action.clone(), at: self.state.clock });
         }
         let def = &defs.actions[action.action as usize];
         if let Some((pi, zi)) = def.effect.moves
@@ -449,21 +531,27 @@ impl Game {
 
     /// Parses an action written as in logs (`seat: action arg arg`) against the rules.
     pub fn parse_action(&self, text: &str) -> Result<Action, Error> {
-        let defs = &*self.rules;
         let (seat, rest) =
             text.split_once(':').ok_or_else(|| Error::Input(format!("`{text}`: expected `seat: action args...`")))?;
-        let seat_id = defs.seat(seat.trim()).ok_or_else(|| Error::Input(format!("no seat named `{}`", seat.trim())))?;
         let mut words = rest.split_whitespace();
         let name =
             words.next().ok_or_else(|| Error::Input(format!("`{text}`: expected an action name after the seat")))?;
+        let args: Vec<&str> = words.collect();
+        self.action_from_words(seat.trim(), name, &args)
+    }
+
+    /// An action from its seat, name and arguments as written in logs.
+    pub fn action_from_words<S: AsRef<str>>(&self, seat: &str, name: &str, words: &[S]) -> Result<Action, Error> {
+        let defs = &*self.rules;
+        let seat_id = defs.seat(seat).ok_or_else(|| Error::Input(format!("no seat named `{seat}`")))?;
         let action = defs.action(name).ok_or_else(|| Error::Input(format!("no action named `{name}`")))?;
         let def = &defs.actions[action as usize];
-        let words: Vec<&str> = words.collect();
         if words.len() != def.params.len() {
             return Err(Error::Input(format!("{name} takes {} argument(s), found {}", def.params.len(), words.len())));
         }
-        let mut args = Vec::new();
+        let mut args = Vec::with_capacity(words.len());
         for (p, w) in def.params.iter().zip(words) {
+            let w = w.as_ref();
             let v = match &p.domain {
                 Domain::Piece(..) => defs.piece(w).map(Value::Piece),
                 Domain::Zone(_) => defs.zone(w).map(Value::Zone),

@@ -8,6 +8,7 @@ pub mod agent;
 pub mod diag;
 pub mod event;
 pub mod flow;
+pub mod log;
 pub mod rng;
 pub mod rules;
 pub mod script;

@@ -2,8 +2,10 @@
 //! arguments, calls the library, and prints; all rendering of errors goes through `diag`.
 
 mod play;
+mod replay_cmd;
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
 
@@ -55,8 +57,20 @@ enum Command {
     },
     /// Play a game at the terminal. Each seat is shown only what it may know.
     Play {
-        #[command(flatten)]
-        ruleset: RulesetArgs,
+        /// A ruleset name or path (not needed with --resume: the log names its rules).
+        ruleset: Option<String>,
+        /// A variant from the ruleset's variants/ folder; may be repeated.
+        #[arg(long = "variant", value_name = "VARIANT")]
+        variants: Vec<String>,
+        /// Override a parameter of [params]; may be repeated.
+        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
+        sets: Vec<(String, String)>,
+        /// Write the game's log to FILE as it is played, one line per action, flushed at once.
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
+        /// Continue the game logged in FILE where it stopped (and go on logging to it).
+        #[arg(long, value_name = "FILE", conflicts_with = "log")]
+        resume: Option<PathBuf>,
         /// Who plays a seat: `--seat red=human --seat blue=random`. Seats not given are
         /// played by the random agent, except the first, which is yours.
         #[arg(long = "seat", value_name = "SEAT=human|random", value_parser = parse_set)]
@@ -84,6 +98,25 @@ enum Command {
         /// Print one JSON object instead of a summary.
         #[arg(long)]
         json: bool,
+        /// Write one log per game into DIR (game-000001.log, ...).
+        #[arg(long, value_name = "DIR")]
+        log: Option<PathBuf>,
+    },
+    /// Replay game logs: print the final state (or a seat's view, or a seat's copy of the log),
+    /// and report the first line that does not fit the rules. Exits non-zero if one does not.
+    Replay {
+        /// The log file(s). With several, one line per log and a summary.
+        #[arg(required = true)]
+        logs: Vec<PathBuf>,
+        /// Show what this seat knew at the end instead of the whole state.
+        #[arg(long, value_name = "SEAT")]
+        view: Option<String>,
+        /// Stop after line K of the log.
+        #[arg(long, value_name = "K")]
+        until: Option<usize>,
+        /// Print the log as this seat saw it: others' secrets masked until revealed.
+        #[arg(long, value_name = "SEAT", conflicts_with_all = ["view", "until"])]
+        seat_log: Option<String>,
     },
     /// Print the JSON Schema of game.toml (what schema/ruleset.schema.json holds).
     Schema,
@@ -155,19 +188,29 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Command::Play { ruleset, seats, seed, players } => {
-            let rules = Rc::new(load_rules(&ruleset)?);
-            let seed = seed.unwrap_or_else(play::seed_from_time);
-            let result = play::play(rules.clone(), &seats, seed, players);
-            if let Err(e) = &result {
-                eprint!("{}", render(e, &rules.sources));
+        Command::Play { ruleset, variants, sets, log, resume, seats, seed, players } => {
+            let table = match (resume, ruleset) {
+                (Some(file), _) => play::Table::resume(&file)?,
+                (None, Some(ruleset)) => {
+                    let rules = Rc::new(load_rules(&RulesetArgs { ruleset, variants, sets })?);
+                    let seed = seed.unwrap_or_else(play::seed_from_time);
+                    play::Table::new(rules, seed, players, log.as_deref())?
+                }
+                (None, None) => return Err(Error::Input("play: name a ruleset, or --resume a log".into())),
+            };
+            let rules = table.rules();
+            if let Err(e) = table.play(&seats) {
+                eprint!("{}", render(&e, &rules.sources));
                 return Ok(ExitCode::FAILURE);
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Sim { ruleset, games, seed, players, json } => {
+        Command::Replay { logs, view, until, seat_log } => {
+            replay_cmd::run(&logs, &replay_cmd::Show { view, until, seat_log })
+        }
+        Command::Sim { ruleset, games, seed, players, json, log } => {
             let rules = Rc::new(load_rules(&ruleset)?);
-            let options = SimOptions { games, seed, players, ..SimOptions::default() };
+            let options = SimOptions { games, seed, players, log_dir: log, ..SimOptions::default() };
             let bar = progress_bar(games, json);
             let report = simulate(rules.clone(), &options, &mut |done| {
                 if done % 64 == 0 || done == games {

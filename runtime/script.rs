@@ -355,25 +355,16 @@ fn register_api(engine: &mut Engine) {
         if n <= 0 {
             return fail(format!("random({n}): the range must be positive"));
         }
-        Ok(g.state.borrow_mut().random(n as u64))
+        g.state.borrow_mut().random(n as u64).map_err(Into::into)
     });
     engine.register_fn("shuffle", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
         let z = g.zone(zone)?;
-        g.state.borrow_mut().shuffle(&g.defs, z);
-        Ok(())
+        g.state.borrow_mut().shuffle(&g.defs, z).map_err(Into::into)
     });
     engine.register_fn("roll", |g: &mut GameApi, piece: i64| -> RhaiResult<Dynamic> {
         let p = g.piece(piece)?;
+        let face = g.state.borrow_mut().roll(&g.defs, p)?;
         let kind = &g.defs.kinds[g.defs.pieces[p as usize].kind as usize];
-        let Some(die) = kind.die else {
-            return fail(format!("{} is not a die", g.defs.pieces[p as usize].name));
-        };
-        let faces = &g.defs.dice[die].faces;
-        let mut s = g.state.borrow_mut();
-        let face = faces[s.rng.below(faces.len() as u64) as usize];
-        let slot = g.defs.prop_slot(p, "face").unwrap_or(0);
-        s.props[slot] = face;
-        s.emit(Event::Rolled { piece: p, face });
         let prop =
             kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
         Ok(g.prop_dynamic(&prop, face))

@@ -26,11 +26,13 @@ pub struct SimOptions {
     pub players: Option<u8>,
     /// Decisions after which a game is abandoned as an error (a ruleset that never ends).
     pub max_decisions: u64,
+    /// A folder to write one log per game into (`game-000001.log`...).
+    pub log_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { games: 1000, seed: 0, players: None, max_decisions: 1_000_000 }
+        SimOptions { games: 1000, seed: 0, players: None, max_decisions: 1_000_000, log_dir: None }
     }
 }
 
@@ -101,10 +103,14 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
     let players = options.players.unwrap_or(rules.players.0);
     let mut outcomes: IndexMap<String, u64> = rules.outcomes.iter().map(|o| (o.name.clone(), 0)).collect();
     let mut decisions = 0u64;
+    if let Some(dir) = &options.log_dir {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+    }
     let start = Instant::now();
     for i in 0..options.games {
         let game_seed = Rng::derive_seed(options.seed, i);
-        let mut game = Game::new(rules.clone(), players, game_seed).map_err(|e| match e {
+        let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
+        let mut game = start_game(rules.clone(), players, game_seed).map_err(|e| match e {
             Error::Script(d) => {
                 Error::Script(Box::new(d.note(format!("while setting up game {i} of the run, seeded {game_seed}"))))
             }
@@ -116,6 +122,11 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
             other => Error::Input(format!("game {i} (seed {game_seed}): {other}")),
         })?;
         *outcomes.entry(game.outcome().unwrap_or("none").to_string()).or_default() += 1;
+        if let Some(dir) = &options.log_dir {
+            let path = dir.join(format!("game-{:06}.log", i + 1));
+            let text = crate::log::record(&game, Some(game_seed)).to_string();
+            std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
+        }
         progress(i + 1);
     }
     let seconds = start.elapsed().as_secs_f64();

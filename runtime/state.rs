@@ -52,6 +52,41 @@ pub struct Prompt {
     pub while_hook: Option<HookId>,
 }
 
+/// A chance outcome stated by a log, to be used instead of the generator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stated {
+    /// A die piece shows this face (encoded as its `face` property).
+    Roll {
+        /// The die.
+        piece: PieceId,
+        /// The face.
+        face: i64,
+    },
+    /// A zone's pieces in this order, top first.
+    Shuffle {
+        /// The zone.
+        zone: ZoneId,
+        /// The order.
+        order: Vec<PieceId>,
+    },
+    /// A random number in `0..n`.
+    Random {
+        /// The range.
+        n: i64,
+        /// The value.
+        value: i64,
+    },
+}
+
+/// Chance outcomes a log states for the step being replayed, with their line numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatedChance {
+    /// Outcomes not used yet, in order.
+    pub queue: VecDeque<(usize, Stated)>,
+    /// When set, a chance the log does not state is an error (a log without a seed).
+    pub required: bool,
+}
+
 /// Where the current phase is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -88,6 +123,8 @@ pub struct State {
     pub(crate) rng: Rng,
     top_key: i64,
     bottom_key: i64,
+    /// Outcomes a replayed log states, used instead of the generator.
+    pub(crate) stated: StatedChance,
     /// Events since the start (when recording) for logs, replays and tests.
     pub(crate) events: Vec<Event>,
     pub(crate) recording: bool,
@@ -115,6 +152,7 @@ impl Default for State {
             rng: Rng::seeded(0),
             top_key: 0,
             bottom_key: 0,
+            stated: StatedChance::default(),
             events: Vec::new(),
             recording: false,
         }
@@ -311,10 +349,39 @@ impl State {
         value
     }
 
-    /// Shuffles an ordered zone with the game's generator.
-    pub fn shuffle(&mut self, defs: &Defs, zone: ZoneId) {
+    /// The next stated outcome, if the log states one: it must be of the kind the rules need
+    /// now (checked by `fits`), or the replay has diverged from the log.
+    fn take_stated(&mut self, what: &str, fits: impl Fn(&Stated) -> bool) -> Result<Option<Stated>, String> {
+        match self.stated.queue.front() {
+            Some((line, s)) if !fits(s) => {
+                Err(format!("the log states {} at line {line}, but the rules {what} here", describe_stated(s)))
+            }
+            Some(_) => Ok(self.stated.queue.pop_front().map(|(_, s)| s)),
+            None if self.stated.required => {
+                Err(format!("the rules {what} here, but the log states no outcome and has no seed to draw one"))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Shuffles an ordered zone with the game's generator (or as the replayed log says).
+    pub fn shuffle(&mut self, defs: &Defs, zone: ZoneId) -> Result<(), String> {
         let mut pieces = self.pieces_in(defs, zone);
-        self.rng.shuffle(&mut pieces);
+        let mut sorted = pieces.clone();
+        sorted.sort_unstable();
+        let what = format!("shuffle {}", defs.zones[zone as usize].name);
+        let stated = self.take_stated(&what, |s| {
+            matches!(s, Stated::Shuffle { zone: z, order } if *z == zone && {
+                let mut o = order.clone();
+                o.sort_unstable();
+                o == sorted
+            })
+        })?;
+        match stated {
+            // The log lists the order top first.
+            Some(Stated::Shuffle { order, .. }) => pieces = order.into_iter().rev().collect(),
+            _ => self.rng.shuffle(&mut pieces),
+        }
         for &p in &pieces {
             self.order[p as usize] = self.top_key;
             self.top_key += 1;
@@ -322,13 +389,45 @@ impl State {
         // Top first, as `pieces_in` lists them.
         pieces.reverse();
         self.emit(Event::Shuffled { zone, order: pieces });
+        Ok(())
     }
 
-    /// A uniform integer in `0..n` from the game's generator, recorded as a chance event.
-    pub fn random(&mut self, n: u64) -> i64 {
-        let value = self.rng.below(n.max(1)) as i64;
+    /// A uniform integer in `0..n` from the game's generator (or the replayed log), recorded as
+    /// a chance event.
+    pub fn random(&mut self, n: u64) -> Result<i64, String> {
+        let n = n.max(1);
+        let stated = self.take_stated(
+            &format!("draw a random number below {n}"),
+            |s| matches!(s, Stated::Random { n: m, value } if *m as u64 == n && (0..*m).contains(value)),
+        )?;
+        let value = match stated {
+            Some(Stated::Random { value, .. }) => value,
+            _ => self.rng.below(n) as i64,
+        };
         self.emit(Event::Random { n: n as i64, value });
-        value
+        Ok(value)
+    }
+
+    /// Rolls a die piece: a face of its die, equally likely (or as the replayed log says).
+    pub fn roll(&mut self, defs: &Defs, piece: PieceId) -> Result<i64, String> {
+        let kind = &defs.kinds[defs.pieces[piece as usize].kind as usize];
+        let Some(die) = kind.die else {
+            return Err(format!("{} is not a die", defs.pieces[piece as usize].name));
+        };
+        let faces = &defs.dice[die].faces;
+        let what = format!("roll {}", defs.pieces[piece as usize].name);
+        let stated = self.take_stated(
+            &what,
+            |s| matches!(s, Stated::Roll { piece: p, face } if *p == piece && faces.contains(face)),
+        )?;
+        let face = match stated {
+            Some(Stated::Roll { face, .. }) => face,
+            _ => faces[self.rng.below(faces.len() as u64) as usize],
+        };
+        let slot = defs.prop_slot(piece, "face").unwrap_or(0);
+        self.props[slot] = face;
+        self.emit(Event::Rolled { piece, face });
+        Ok(face)
     }
 
     /// Checks the invariants every state must keep, or says which one is broken.
@@ -370,5 +469,13 @@ impl State {
             }
         }
         Ok(())
+    }
+}
+
+fn describe_stated(s: &Stated) -> &'static str {
+    match s {
+        Stated::Roll { .. } => "a roll",
+        Stated::Shuffle { .. } => "a shuffle",
+        Stated::Random { .. } => "a random number",
     }
 }

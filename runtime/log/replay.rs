@@ -1,0 +1,332 @@
+//! Playing a log back against the rules, and one seat's copy of a log.
+//!
+//! A log is replayed a step at a time: the setup (everything before the first action), then
+//! each action with the lines after it up to the next action. Chance outcomes stated in a step
+//! are handed to the engine for that step and must be exactly the ones the rules need; where a
+//! log states none, the seed's generator draws them. The first line that does not fit the rules
+//! stops the replay with its line number and the reason.
+
+use std::ops::Range;
+use std::rc::Rc;
+
+use super::{Entry, EntryKind, Log, MASKED};
+use crate::diag::{Diagnostic, Error, FileId, Sources};
+use crate::event::Event;
+use crate::flow::Game;
+use crate::rules::load::LoadOptions;
+use crate::rules::{PropKind, Rules, SeatId, Sight};
+use crate::state::{Stated, StatedChance};
+use crate::view::can_see_piece;
+
+/// How far to replay.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayOptions {
+    /// Stop after this line: actions on later lines are not played.
+    pub until_line: Option<usize>,
+    /// Record the replayed game's events (for a seat's copy, or to go on logging the game).
+    pub record: bool,
+}
+
+/// A replayed game.
+#[derive(Debug)]
+pub struct Replay {
+    /// The game after the last line replayed.
+    pub game: Game,
+    /// How many actions were replayed.
+    pub actions: usize,
+    /// Things worth saying that did not stop the replay (changed rules).
+    pub warnings: Vec<String>,
+}
+
+/// The first line of a log that does not fit the rules, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    /// The 1-based line.
+    pub line: usize,
+    /// What is wrong with it.
+    pub message: String,
+    /// Warnings gathered before it (a changed fingerprint explains many divergences).
+    pub warnings: Vec<String>,
+}
+
+impl ReplayError {
+    fn at(line: usize, message: impl Into<String>) -> Self {
+        ReplayError { line, message: message.into(), warnings: Vec::new() }
+    }
+
+    /// The error as a diagnostic pointing at its line of the log file.
+    pub fn diagnostic(&self, sources: &Sources, file: FileId) -> Diagnostic {
+        let start = sources.offset(file, self.line.max(1), 1);
+        let text = sources.text(file);
+        let end = text[start..].find('\n').map(|n| start + n).unwrap_or(text.len());
+        let mut d = Diagnostic::new(format!("line {}: {}", self.line, self.message)).at(file, start..end.max(start));
+        for w in &self.warnings {
+            d = d.note(w.clone());
+        }
+        d
+    }
+}
+
+/// The rules a log names in its header (ruleset, variants, overrides), loaded.
+pub fn rules_for(log: &Log) -> Result<Rules, Error> {
+    let Some(ruleset) = log.text_tag("ruleset") else {
+        return Err(Error::Input("the log has no [ruleset \"...\"] tag: which rules does it follow?".into()));
+    };
+    let variants = log
+        .tags_named("variant")
+        .filter_map(|v| if let super::TagValue::Text(t) = v { Some(t.clone()) } else { None })
+        .collect();
+    let mut overrides = Vec::new();
+    for v in log.tags_named("set") {
+        match v {
+            super::TagValue::Text(t) => match t.split_once('=') {
+                Some((k, v)) => overrides.push((k.trim().to_string(), v.trim().to_string())),
+                None => return Err(Error::Input(format!("[set \"{t}\"]: expected \"name=value\""))),
+            },
+            super::TagValue::Int(i) => return Err(Error::Input(format!("[set {i}]: expected \"name=value\""))),
+        }
+    }
+    crate::rules::load::load(ruleset, &LoadOptions { variants, overrides })
+}
+
+/// Replays a log against the rules its header names.
+pub fn replay(log: &Log, options: &ReplayOptions) -> Result<Result<Replay, ReplayError>, Error> {
+    let rules = Rc::new(rules_for(log)?);
+    Ok(replay_with(log, rules, options))
+}
+
+/// Replays a log against the given rules.
+pub fn replay_with(log: &Log, rules: Rc<Rules>, options: &ReplayOptions) -> Result<Replay, ReplayError> {
+    walk(log, rules, options, &mut |_, _, _| {})
+}
+
+/// Converts a chance line into the outcome the engine should use.
+fn stated(rules: &Rules, entry: &Entry) -> Result<Option<(usize, Stated)>, ReplayError> {
+    let EntryKind::Chance { kind, args } = &entry.kind else { return Ok(None) };
+    let line = entry.line;
+    if args.iter().any(|a| a == MASKED) {
+        return Err(ReplayError::at(line, "a masked outcome: a seat's copy of a log cannot be replayed"));
+    }
+    let piece = |name: &str| rules.piece(name).ok_or_else(|| ReplayError::at(line, format!("no piece named `{name}`")));
+    let number =
+        |text: &str| text.parse::<i64>().map_err(|_| ReplayError::at(line, format!("`{text}` is not a number")));
+    let outcome = match (kind.as_str(), args.as_slice()) {
+        ("roll", [die, face]) => {
+            let p = piece(die)?;
+            let kind = &rules.kinds[rules.pieces[p as usize].kind as usize];
+            let face = match kind.props.iter().find(|pr| pr.name == "face").map(|pr| &pr.kind) {
+                Some(PropKind::Word(_)) => i64::from(
+                    rules.symbol(face).ok_or_else(|| ReplayError::at(line, format!("`{face}` is no face of {die}")))?,
+                ),
+                Some(_) => number(face)?,
+                None => return Err(ReplayError::at(line, format!("{die} is not a die"))),
+            };
+            Stated::Roll { piece: p, face }
+        }
+        ("shuffle", [zone, pieces @ ..]) => {
+            let z = rules.zone(zone).ok_or_else(|| ReplayError::at(line, format!("no zone named `{zone}`")))?;
+            Stated::Shuffle { zone: z, order: pieces.iter().map(|p| piece(p)).collect::<Result<_, _>>()? }
+        }
+        ("random", [n, value]) => Stated::Random { n: number(n)?, value: number(value)? },
+        (kind, _) => return Err(ReplayError::at(line, format!("`* {kind}` has the wrong number of arguments"))),
+    };
+    Ok(Some((line, outcome)))
+}
+
+/// The outcomes stated by a step's lines.
+fn window(rules: &Rules, entries: &[Entry], required: bool) -> Result<StatedChance, ReplayError> {
+    let mut chance = StatedChance { required, ..StatedChance::default() };
+    for e in entries {
+        if let Some(s) = stated(rules, e)? {
+            chance.queue.push_back(s);
+        }
+    }
+    Ok(chance)
+}
+
+fn unused(game: &Game) -> Result<(), ReplayError> {
+    match game.state().stated.queue.front() {
+        Some((line, _)) => Err(ReplayError::at(*line, "the log states a chance outcome the rules did not need here")),
+        None => Ok(()),
+    }
+}
+
+/// Called after each replayed step with the game, the index of the step's action (None for the
+/// setup) and the range of events the step added.
+type OnStep<'a> = dyn FnMut(&Game, Option<usize>, Range<usize>) + 'a;
+
+fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnStep) -> Result<Replay, ReplayError> {
+    let mut warnings = Vec::new();
+    if let Some(fp) = log.text_tag("fingerprint") {
+        let now = format!("{:016x}", rules.fingerprint);
+        if fp != now {
+            warnings.push(format!(
+                "the rules changed since this log was recorded (fingerprint {fp}, now {now}): replaying up to the first line that no longer fits"
+            ));
+        }
+    }
+    let fail = |e: ReplayError, w: &Vec<String>| ReplayError { warnings: w.clone(), ..e };
+    let players = match log.int_tag("players") {
+        Some(p) if (1..=32).contains(&p) => p as u8,
+        Some(p) => return Err(fail(ReplayError::at(1, format!("[players {p}]: not a player count")), &warnings)),
+        None => rules.players.0,
+    };
+    if let Some(seats) = log.text_tag("seats") {
+        let expected: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
+        if seats.split_whitespace().collect::<Vec<_>>() != expected {
+            let message = format!("the log's seats are \"{seats}\", the rules' are \"{}\"", expected.join(" "));
+            return Err(fail(ReplayError::at(1, message), &warnings));
+        }
+    }
+    let seed = log.int_tag("seed");
+    let actions: Vec<usize> = log
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.kind, EntryKind::Action { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let first = actions.first().copied().unwrap_or(log.entries.len());
+    let setup = window(&rules, &log.entries[..first], seed.is_none()).map_err(|e| fail(e, &warnings))?;
+    let mut game = Game::replaying(rules.clone(), players, seed.unwrap_or(0), setup).map_err(|e| {
+        fail(ReplayError::at(log.entries.first().map(|e| e.line).unwrap_or(1), e.to_string()), &warnings)
+    })?;
+    game.set_recording(options.record);
+    unused(&game).map_err(|e| fail(e, &warnings))?;
+    on_step(&game, None, 0..game.events().len());
+    let mut replayed = 0;
+    for (k, &i) in actions.iter().enumerate() {
+        let entry = &log.entries[i];
+        if options.until_line.is_some_and(|until| entry.line > until) {
+            break;
+        }
+        let EntryKind::Action { seat, time, name, args } = &entry.kind else { continue };
+        let line = entry.line;
+        // The action as written, for messages only.
+        let text = || format!("{seat}: {name} {}", args.join(" ")).trim_end().to_string();
+        if args.iter().any(|a| a == MASKED) {
+            let message = format!("{}: masked arguments (a seat's copy of a log cannot be replayed)", text());
+            return Err(fail(ReplayError::at(line, message), &warnings));
+        }
+        let next = actions.get(k + 1).copied().unwrap_or(log.entries.len());
+        game.state_mut().stated =
+            window(&rules, &log.entries[i + 1..next], seed.is_none()).map_err(|e| fail(e, &warnings))?;
+        let before = game.events().len();
+        if let Some(t) = time {
+            game.advance_clock(*t).map_err(|e| fail(ReplayError::at(line, e.to_string()), &warnings))?;
+        }
+        let action = game
+            .action_from_words(seat, name, args)
+            .map_err(|e| fail(ReplayError::at(line, format!("{}: {e}", text())), &warnings))?;
+        game.apply_legal(&action).map_err(|e| {
+            let message = match e {
+                Error::Illegal { action, reason } => format!("{action} not legal: {reason}"),
+                Error::Script(d) => format!("{}: {}", text(), d.message),
+                other => format!("{}: {other}", text()),
+            };
+            fail(ReplayError::at(line, message), &warnings)
+        })?;
+        unused(&game).map_err(|e| fail(e, &warnings))?;
+        replayed += 1;
+        on_step(&game, Some(i), before..game.events().len());
+    }
+    let stopped_early = options.until_line.is_some_and(|u| actions.iter().any(|&i| log.entries[i].line > u));
+    if !stopped_early
+        && let Some(e) = log.entries.iter().rev().find(|e| matches!(e.kind, EntryKind::Result(_)))
+        && let EntryKind::Result(r) = &e.kind
+        && game.outcome() != Some(r.as_str())
+    {
+        let message = match game.outcome() {
+            Some(o) => format!("the log says the game ended `{r}`, the rules say `{o}`"),
+            None => format!("the log says the game ended `{r}`, but under the rules it is not over"),
+        };
+        return Err(fail(ReplayError::at(e.line, message), &warnings));
+    }
+    Ok(Replay { game, actions: replayed, warnings })
+}
+
+/// The log as `seat` saw it: the arguments of other seats' secret actions masked, chance
+/// outcomes the seat could not see masked, and a `# revealed:` note where hidden pieces were
+/// turned face up for it to see.
+pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, ReplayError> {
+    let mut out = Log { tags: log.tags.clone(), entries: Vec::new() };
+    let first =
+        log.entries.iter().position(|e| matches!(e.kind, EntryKind::Action { .. })).unwrap_or(log.entries.len());
+    let actions: Vec<usize> = log
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.kind, EntryKind::Action { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let defs = rules.clone();
+    walk(log, rules, &ReplayOptions { record: true, ..ReplayOptions::default() }, &mut |game, index, events| {
+        let lines = match index {
+            None => 0..first,
+            Some(i) => {
+                let next = actions.iter().copied().find(|&a| a > i).unwrap_or(log.entries.len());
+                i..next
+            }
+        };
+        for entry in &log.entries[lines] {
+            out.entries.push(mask(&defs, game, seat, entry));
+        }
+        let revealed: Vec<String> = game.events()[events]
+            .iter()
+            .filter_map(|e| match e {
+                Event::Turned { piece, up: true } => {
+                    let zone = game.state().zone_of(*piece);
+                    let hidden_before = defs.zones[zone as usize].sight(seat) != Sight::All;
+                    (hidden_before && can_see_piece(game, Some(seat), *piece))
+                        .then(|| format!("{} in {}", defs.pieces[*piece as usize].name, defs.zones[zone as usize].name))
+                }
+                _ => None,
+            })
+            .collect();
+        if !revealed.is_empty() {
+            out.entries.push(Entry::comment(format!("revealed: {}", revealed.join(", "))));
+        }
+    })?;
+    Ok(out)
+}
+
+/// One entry as `seat` may see it (after the step it belongs to).
+fn mask(rules: &Rules, game: &Game, seat: SeatId, entry: &Entry) -> Entry {
+    let mut e = entry.clone();
+    let masked = |n: usize| vec![MASKED.to_string(); n];
+    match &mut e.kind {
+        EntryKind::Action { seat: actor, name, args, .. } => {
+            let secret = rules.action(name).is_some_and(|a| rules.actions[a as usize].secret);
+            if secret && rules.seat(actor) != Some(seat) {
+                *args = masked(args.len());
+            }
+        }
+        EntryKind::Chance { kind, args } => match kind.as_str() {
+            "roll" => {
+                let visible =
+                    args.first().and_then(|d| rules.piece(d)).is_some_and(|p| can_see_piece(game, Some(seat), p));
+                if !visible && args.len() == 2 {
+                    args[1] = MASKED.into();
+                }
+            }
+            "shuffle" => {
+                let sees_all = args
+                    .first()
+                    .and_then(|z| rules.zone(z))
+                    .is_some_and(|z| rules.zones[z as usize].sight(seat) == Sight::All);
+                if !sees_all {
+                    let n = args.len().saturating_sub(1);
+                    args.truncate(1);
+                    args.extend(masked(n.min(1)));
+                }
+            }
+            _ => {
+                if args.len() == 2 {
+                    args[1] = MASKED.into();
+                }
+            }
+        },
+        EntryKind::Result(_) | EntryKind::Comment => {}
+    }
+    e
+}

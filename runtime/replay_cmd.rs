@@ -1,0 +1,117 @@
+//! `tabula replay`: play logs back headlessly, show a seat's view or copy of the log, and report
+//! the first line that no longer fits the rules.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::time::Instant;
+
+use tabula::diag::{Sources, render_diagnostics};
+use tabula::log::{ReplayOptions, parse, replay_with, rules_for, seat_log};
+use tabula::view::view;
+use tabula::{Error, Rules};
+
+/// What to show of a replayed log.
+pub struct Show {
+    /// Print this seat's view at the end instead of the whole state.
+    pub view: Option<String>,
+    /// Stop after this line.
+    pub until: Option<usize>,
+    /// Print the log as this seat saw it.
+    pub seat_log: Option<String>,
+}
+
+/// Replays each log; prints what `show` asks for one log, or a line per log for several.
+pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
+    let single = logs.len() == 1;
+    // Logs of the same rules share one load: rules are parsed and scripts compiled once.
+    let mut loaded: HashMap<String, Rc<Rules>> = HashMap::new();
+    let (mut actions, mut failed) = (0usize, 0usize);
+    // Time spent playing actions back, apart from reading and parsing the files.
+    let mut replaying = std::time::Duration::ZERO;
+    let start = Instant::now();
+    for path in logs {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        let mut sources = Sources::default();
+        let file = sources.add(path.clone(), text.clone());
+        let log = match parse(&text, file) {
+            Ok(log) => log,
+            Err(d) => {
+                eprint!("{}", render_diagnostics(&[*d], &sources));
+                failed += 1;
+                continue;
+            }
+        };
+        let key: String = log
+            .tags
+            .iter()
+            .filter(|t| ["ruleset", "variant", "set"].contains(&t.name.as_str()))
+            .map(|t| t.to_string())
+            .collect();
+        let rules = match loaded.get(&key) {
+            Some(r) => r.clone(),
+            None => {
+                let r = Rc::new(rules_for(&log)?);
+                loaded.insert(key, r.clone());
+                r
+            }
+        };
+        let seat_id = |name: &str| {
+            rules.seat(name).ok_or_else(|| {
+                let names: Vec<&str> = rules.seats.iter().map(|s| s.name.as_str()).collect();
+                Error::Input(format!("no seat `{name}`: expected one of {}", names.join(", ")))
+            })
+        };
+        if let Some(seat) = &show.seat_log {
+            let seat = seat_id(seat)?;
+            match seat_log(&log, rules.clone(), seat) {
+                Ok(copy) => print!("{copy}"),
+                Err(e) => {
+                    eprint!("{}", render_diagnostics(&[e.diagnostic(&sources, file)], &sources));
+                    failed += 1;
+                }
+            }
+            continue;
+        }
+        let options = ReplayOptions { until_line: show.until, record: false };
+        let started = Instant::now();
+        let result = replay_with(&log, rules.clone(), &options);
+        replaying += started.elapsed();
+        match result {
+            Ok(replay) => {
+                actions += replay.actions;
+                for w in &replay.warnings {
+                    eprintln!("warning: {}: {w}", path.display());
+                }
+                if single {
+                    let seat = show.view.as_deref().map(seat_id).transpose()?;
+                    print!("{}", view(&replay.game, seat).render());
+                } else {
+                    println!(
+                        "{}: ok, {} actions, {}",
+                        path.display(),
+                        replay.actions,
+                        replay.game.outcome().unwrap_or("not over")
+                    );
+                }
+            }
+            Err(e) => {
+                eprint!("{}", render_diagnostics(&[e.diagnostic(&sources, file)], &sources));
+                failed += 1;
+            }
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    if show.seat_log.is_none() {
+        let play = replaying.as_secs_f64();
+        let rate = if play > 0.0 { actions as f64 / play } else { 0.0 };
+        eprintln!(
+            "replayed {} log(s): {actions} actions in {play:.3} s ({rate:.0} actions/s), {:.3} s with reading and parsing{}",
+            logs.len(),
+            seconds,
+            if failed > 0 { format!("; {failed} did not fit the rules") } else { String::new() }
+        );
+    }
+    Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

@@ -170,10 +170,10 @@ mod tests {
 
     #[test]
     fn a_small_log_parses_and_prints_back() {
-        let text = "[ruleset \"east-berlin\"] # the game\n[seed 42]\n\n# setup\nexile: choose_ability angela construction\nred 01:02.003: roll # fast\n* roll die_1 4\npolice: investigate ? ?\nresult police\n";
+        let text = "[ruleset \"my-game\"] # the game\n[seed 42]\n\n# setup\nblue: choose colour green\nred 01:02.003: roll # fast\n* roll die_1 4\nblue: place ? ?\nresult blue\n";
         let log = parse(text, 0).expect("parses");
         assert_eq!(log.tags.len(), 2);
-        assert_eq!(log.text_tag("ruleset"), Some("east-berlin"));
+        assert_eq!(log.text_tag("ruleset"), Some("my-game"));
         assert_eq!(log.int_tag("seed"), Some(42));
         assert_eq!(log.entries.len(), 6);
         assert_eq!(
@@ -181,14 +181,14 @@ mod tests {
             EntryKind::Action { seat: "red".into(), time: Some(62_003), name: "roll".into(), args: vec![] }
         );
         assert_eq!(log.entries[2].line, 6);
-        assert_eq!(log.result(), Some("police"));
+        assert_eq!(log.result(), Some("blue"));
         assert_eq!(log.to_string(), text);
     }
 
     #[test]
     fn syntax_errors_name_line_column_and_expectation() {
-        let err = parse("[seed 42]\nexile assign angela\n", 0).expect_err("no colon");
-        assert_eq!(err.span.as_ref().map(|s| s.start), Some(16));
+        let err = parse("[seed 42]\nblue place card\n", 0).expect_err("no colon");
+        assert_eq!(err.span.as_ref().map(|s| s.start), Some(15));
         assert!(
             err.expected.as_deref().unwrap_or_default().contains("a game time") || err.expected.is_some(),
             "{err:?}"

@@ -2,7 +2,8 @@
 //!
 //! A log is a header of tags (which rules, variants, overrides, players, seed, the rules
 //! fingerprint, the engine) and the game as it happened: each action with its seat and game
-//! time, each chance outcome (a roll, a shuffle, a random number), comments, and the result.
+//! time, each chance outcome (a roll, a shuffle, a random number), each timer the clock passed,
+//! comments, and the result.
 //! `parse` reads the text (grammar: `schema/log.pest`), `Display` prints it canonically, and
 //! `print(parse(text))` is stable. `record` builds a log from a game, `replay` plays one back
 //! against the rules, and `seat_log` shows one seat's copy.
@@ -85,6 +86,8 @@ pub enum EntryKind {
         /// Its arguments (`?` when masked).
         args: Vec<String>,
     },
+    /// `clock mm:ss.mmm`: the game clock passed a timer at this time.
+    Clock(i64),
     /// `result outcome`
     Result(String),
     /// A line holding only a comment.
@@ -196,6 +199,7 @@ impl fmt::Display for Entry {
                 }
             }
             EntryKind::Result(r) => write!(f, "result {r}")?,
+            EntryKind::Clock(t) => write!(f, "clock {}", format_time(*t))?,
             EntryKind::Comment => return write_comment(f, &self.comment, false),
         }
         write_comment(f, &self.comment, true)

@@ -26,6 +26,7 @@ fn describe(rule: &Rule) -> &'static str {
         Rule::chance => "a chance outcome `* roll|shuffle|random ...`",
         Rule::chance_kind => "`roll`, `shuffle` or `random`",
         Rule::result => "`result <outcome>`",
+        Rule::clock => "`clock mm:ss.mmm`",
         Rule::comment => "a comment `# ...`",
         Rule::EOI => "the end of the line",
         _ => "a log entry",
@@ -128,6 +129,10 @@ pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnosti
                 Rule::result => {
                     let name = part.into_inner().next().map(|p| p.as_str().to_string()).unwrap_or_default();
                     kind = Some(Some(EntryKind::Result(name)));
+                }
+                Rule::clock => {
+                    let time = part.into_inner().next().map(|p| parse_time(p.as_str())).unwrap_or(0);
+                    kind = Some(Some(EntryKind::Clock(time)));
                 }
                 _ => {}
             }

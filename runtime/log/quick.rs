@@ -155,6 +155,14 @@ fn line(body: &str) -> Option<Line> {
         }
         scan.i = after_seat;
     }
+    if seat == "clock" && scan.spaces() > 0 && scan.s.get(scan.i).is_some_and(u8::is_ascii_digit) {
+        // `clock mm:ss.mmm`, unless this is the action of a seat named `clock`.
+        let at = time(&mut scan)?;
+        if scan.done() {
+            return Some(Line::Entry(EntryKind::Clock(at)));
+        }
+        scan.i = after_seat;
+    }
     let mut at = None;
     if scan.spaces() > 0 && scan.s.get(scan.i).is_some_and(u8::is_ascii_digit) {
         at = Some(time(&mut scan)?);

@@ -59,6 +59,10 @@ pub(crate) fn entry_of(defs: &Defs, event: &Event, timed: bool) -> Option<Entry>
             EntryKind::Chance { kind: "random".into(), args: vec![n.to_string(), value.to_string()] }
         }
         Event::Ended(o) => EntryKind::Result(defs.outcomes[*o as usize].name.clone()),
+        Event::TimerFired(t) => {
+            let timer = &defs.timers[*t as usize];
+            return Some(Entry { kind: EntryKind::Clock(timer.at), comment: Some(timer.name.clone()), line: 0 });
+        }
         _ => return None,
     };
     Some(Entry::new(kind))

@@ -1,7 +1,7 @@
 //! Playing a log back against the rules, and one seat's copy of a log.
 //!
 //! A log is replayed a step at a time: the setup (everything before the first action), then
-//! each action with the lines after it up to the next action. Chance outcomes stated in a step
+//! each action or clock line with the lines after it up to the next one. Chance outcomes stated in a step
 //! are handed to the engine for that step and must be exactly the ones the rules need; where a
 //! log states none, the seed's generator draws them. The first line that does not fit the rules
 //! stops the replay with its line number and the reason.
@@ -151,6 +151,16 @@ fn unused(game: &Game) -> Result<(), ReplayError> {
     }
 }
 
+/// The indices of the entries that begin a step: actions, and clock lines.
+fn steps(log: &Log) -> Vec<usize> {
+    log.entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.kind, EntryKind::Action { .. } | EntryKind::Clock(_)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Called after each replayed step with the game, the index of the step's action (None for the
 /// setup) and the range of events the step added.
 type OnStep<'a> = dyn FnMut(&Game, Option<usize>, Range<usize>) + 'a;
@@ -179,13 +189,7 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
         }
     }
     let seed = log.int_tag("seed");
-    let actions: Vec<usize> = log
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e.kind, EntryKind::Action { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let actions = steps(log);
     let first = actions.first().copied().unwrap_or(log.entries.len());
     let setup = window(&rules, &log.entries[..first], seed.is_none()).map_err(|e| fail(e, &warnings))?;
     let mut game = Game::replaying(rules.clone(), players, seed.unwrap_or(0), setup).map_err(|e| {
@@ -200,15 +204,24 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
         if options.until_line.is_some_and(|until| entry.line > until) {
             break;
         }
-        let EntryKind::Action { seat, time, name, args } = &entry.kind else { continue };
         let line = entry.line;
+        let next = actions.get(k + 1).copied().unwrap_or(log.entries.len());
+        if let EntryKind::Clock(t) = &entry.kind {
+            game.state_mut().stated =
+                window(&rules, &log.entries[i + 1..next], seed.is_none()).map_err(|e| fail(e, &warnings))?;
+            let before = game.events().len();
+            game.advance_clock(*t).map_err(|e| fail(ReplayError::at(line, e.to_string()), &warnings))?;
+            unused(&game).map_err(|e| fail(e, &warnings))?;
+            on_step(&game, Some(i), before..game.events().len());
+            continue;
+        }
+        let EntryKind::Action { seat, time, name, args } = &entry.kind else { continue };
         // The action as written, for messages only.
         let text = || format!("{seat}: {name} {}", args.join(" ")).trim_end().to_string();
         if args.iter().any(|a| a == MASKED) {
             let message = format!("{}: masked arguments (a seat's copy of a log cannot be replayed)", text());
             return Err(fail(ReplayError::at(line, message), &warnings));
         }
-        let next = actions.get(k + 1).copied().unwrap_or(log.entries.len());
         game.state_mut().stated =
             window(&rules, &log.entries[i + 1..next], seed.is_none()).map_err(|e| fail(e, &warnings))?;
         let before = game.events().len();
@@ -250,15 +263,8 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
 /// turned face up for it to see.
 pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, ReplayError> {
     let mut out = Log { tags: log.tags.clone(), entries: Vec::new() };
-    let first =
-        log.entries.iter().position(|e| matches!(e.kind, EntryKind::Action { .. })).unwrap_or(log.entries.len());
-    let actions: Vec<usize> = log
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e.kind, EntryKind::Action { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let actions = steps(log);
+    let first = actions.first().copied().unwrap_or(log.entries.len());
     let defs = rules.clone();
     walk(log, rules, &ReplayOptions { record: true, ..ReplayOptions::default() }, &mut |game, index, events| {
         let lines = match index {
@@ -326,7 +332,7 @@ fn mask(rules: &Rules, game: &Game, seat: SeatId, entry: &Entry) -> Entry {
                 }
             }
         },
-        EntryKind::Result(_) | EntryKind::Comment => {}
+        EntryKind::Result(_) | EntryKind::Clock(_) | EntryKind::Comment => {}
     }
     e
 }

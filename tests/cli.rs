@@ -1,25 +1,7 @@
 //! The command line, as a user runs it: `play` with answers piped in, `sim`, `list`, `schema`.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn tabula(args: &[&str], input: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    // The game may end before all answers are read; a closed pipe is not an error here.
-    let _ = child.stdin.take().expect("stdin").write_all(input.as_bytes());
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::tabula;
 
 #[test]
 fn a_human_plays_a_whole_game_against_the_random_police() {

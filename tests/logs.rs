@@ -2,8 +2,9 @@
 //! chance outcomes replace the generator, seats' copies keep secrets, and the CLI commands that
 //! write and read logs work as a user runs them.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+use common::tabula;
+
 use std::rc::Rc;
 
 use tabula::agent::{Agent, Decision, RandomAgent};
@@ -321,23 +322,6 @@ fn until_stops_after_the_given_line() {
 }
 
 // --- The command line ---------------------------------------------------------------------
-
-fn tabula(args: &[&str], input: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    let _ = child.stdin.take().expect("stdin").write_all(input.as_bytes());
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tabula-tests-{}", std::process::id()));

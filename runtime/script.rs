@@ -390,76 +390,77 @@ fn register_api(engine: &mut Engine) {
     });
 }
 
-/// Whether a parameter name can be a script constant (a Rhai identifier, not a keyword).
+/// Whether a parameter name can be a script constant: a Rhai identifier that is not one of
+/// Rhai's keywords or reserved words (those parameters stay reachable with `game.param`).
 fn is_identifier(name: &str) -> bool {
+    const RESERVED: &[&str] = &[
+        "as",
+        "async",
+        "await",
+        "break",
+        "call",
+        "case",
+        "catch",
+        "const",
+        "continue",
+        "curry",
+        "debug",
+        "default",
+        "do",
+        "else",
+        "eval",
+        "exit",
+        "export",
+        "false",
+        "fn",
+        "Fn",
+        "for",
+        "global",
+        "go",
+        "goto",
+        "if",
+        "import",
+        "in",
+        "is_def_fn",
+        "is_def_var",
+        "is_shared",
+        "let",
+        "loop",
+        "match",
+        "module",
+        "new",
+        "nil",
+        "null",
+        "package",
+        "print",
+        "private",
+        "protected",
+        "public",
+        "return",
+        "shared",
+        "spawn",
+        "static",
+        "super",
+        "switch",
+        "sync",
+        "this",
+        "thread",
+        "throw",
+        "true",
+        "try",
+        "type_of",
+        "until",
+        "use",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+    ];
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !rhai::Engine::new_raw().is_symbol_disabled(name)
-        && !matches!(
-            name,
-            "fn" | "let"
-                | "const"
-                | "if"
-                | "else"
-                | "while"
-                | "loop"
-                | "for"
-                | "in"
-                | "do"
-                | "until"
-                | "return"
-                | "throw"
-                | "try"
-                | "catch"
-                | "true"
-                | "false"
-                | "this"
-                | "break"
-                | "continue"
-                | "switch"
-                | "import"
-                | "export"
-                | "as"
-                | "global"
-                | "private"
-                | "print"
-                | "debug"
-                | "eval"
-                | "Fn"
-                | "call"
-                | "curry"
-                | "type_of"
-                | "is_def_var"
-                | "is_def_fn"
-                | "is_shared"
-                | "var"
-                | "static"
-                | "shared"
-                | "go"
-                | "sync"
-                | "async"
-                | "await"
-                | "yield"
-                | "with"
-                | "package"
-                | "module"
-                | "super"
-                | "thread"
-                | "spawn"
-                | "public"
-                | "protected"
-                | "new"
-                | "use"
-                | "void"
-                | "null"
-                | "nil"
-                | "goto"
-                | "exit"
-                | "match"
-                | "case"
-                | "default"
-        )
+        && !RESERVED.contains(&name)
 }
 
 fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i64> {

@@ -259,8 +259,9 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
 }
 
 /// The log as `seat` saw it: the arguments of other seats' secret actions masked, chance
-/// outcomes the seat could not see masked, and a `# revealed:` note where hidden pieces were
-/// turned face up for it to see.
+/// outcomes the seat could not see masked, a `# revealed:` note where hidden pieces were turned
+/// face up for it to see, and none of the comments written into the log (their writer saw
+/// everything).
 pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, ReplayError> {
     let mut out = Log { tags: log.tags.clone(), entries: Vec::new() };
     let actions = steps(log);
@@ -274,26 +275,49 @@ pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, Replay
                 i..next
             }
         };
+        let step = &game.events()[events];
+        let note = revealed(&defs, game, seat, step).map(|pieces| Entry::comment(format!("revealed: {pieces}")));
+        let mut note = note.into_iter();
         for entry in &log.entries[lines] {
-            out.entries.push(mask(&defs, game, seat, entry));
+            match entry.kind {
+                // Comments written into a log are the writer's, who saw everything: a seat's
+                // copy leaves them out rather than risk a secret in their words.
+                EntryKind::Comment => continue,
+                // What the step revealed comes before the end of the game.
+                EntryKind::Result(_) => out.entries.extend(note.by_ref()),
+                _ => {}
+            }
+            let mut entry = mask(&defs, game, seat, entry);
+            if !matches!(entry.kind, EntryKind::Clock(_)) {
+                entry.comment = None;
+            }
+            out.entries.push(entry);
         }
-        let revealed: Vec<String> = game.events()[events]
-            .iter()
-            .filter_map(|e| match e {
-                Event::Turned { piece, up: true } => {
-                    let zone = game.state().zone_of(*piece);
-                    let hidden_before = defs.zones[zone as usize].sight(seat) != Sight::All;
-                    (hidden_before && can_see_piece(game, Some(seat), *piece))
-                        .then(|| format!("{} in {}", defs.pieces[*piece as usize].name, defs.zones[zone as usize].name))
-                }
-                _ => None,
-            })
-            .collect();
-        if !revealed.is_empty() {
-            out.entries.push(Entry::comment(format!("revealed: {}", revealed.join(", "))));
-        }
+        out.entries.extend(note);
     })?;
     Ok(out)
+}
+
+/// The pieces a step turned face up where `seat` could not see them, with the zone each lay in
+/// when it was turned (a piece may move on in the same step: an arrested member to prison).
+fn revealed(rules: &Rules, game: &Game, seat: SeatId, step: &[Event]) -> Option<String> {
+    let mut shown = Vec::new();
+    for (i, e) in step.iter().enumerate() {
+        let Event::Turned { piece, up: true } = e else { continue };
+        // Where the piece was when turned: where its next move in this step took it from, or,
+        // if it did not move again, where it is now.
+        let zone = step[i + 1..]
+            .iter()
+            .find_map(|later| match later {
+                Event::Moved { piece: p, from, .. } if p == piece => Some(*from),
+                _ => None,
+            })
+            .unwrap_or_else(|| game.state().zone_of(*piece));
+        if rules.zones[zone as usize].sight(seat) != Sight::All {
+            shown.push(format!("{} in {}", rules.pieces[*piece as usize].name, rules.zones[zone as usize].name));
+        }
+    }
+    (!shown.is_empty()).then(|| shown.join(", "))
 }
 
 /// One entry as `seat` may see it (after the step it belongs to).

@@ -16,13 +16,13 @@ use tabula::{Game, LoadOptions};
 struct Eager;
 
 impl Agent for Eager {
-    fn choose(&mut self, decision: &Decision) -> usize {
-        (0..decision.legal().len())
+    fn choose(&mut self, decision: &Decision) -> Result<usize, tabula::Error> {
+        Ok((0..decision.legal().len())
             .find(|&i| {
                 let text = decision.describe(i);
                 !text.ends_with("_hand") && !text.ends_with(" stay")
             })
-            .unwrap_or(0)
+            .unwrap_or(0))
     }
 }
 
@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         clone_time += start.elapsed();
         clones += 100;
-        let choice = agents[seat as usize].choose(&Decision::new(&game, seat, &legal));
+        let choice = agents[seat as usize].choose(&Decision::new(&game, seat, &legal))?;
         game.apply(&legal[choice])?;
     }
     println!("{}", view(&game, None).render());

@@ -37,6 +37,11 @@ impl<'a> Decision<'a> {
         view(self.game, Some(self.seat))
     }
 
+    /// The game, for agents inside the crate that apply visibility themselves.
+    pub(crate) fn game(&self) -> &Game {
+        self.game
+    }
+
     /// The options written as in logs (`seat: action args`).
     pub fn describe(&self, index: usize) -> String {
         crate::event::describe_action(self.game.rules(), &self.legal[index])
@@ -45,8 +50,9 @@ impl<'a> Decision<'a> {
 
 /// Something that picks an action.
 pub trait Agent {
-    /// The index of the chosen action in `decision.legal()`.
-    fn choose(&mut self, decision: &Decision) -> usize;
+    /// The index of the chosen action in `decision.legal()`, or why none could be chosen (an
+    /// agent written in a script can fail).
+    fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error>;
 }
 
 /// Picks uniformly at random among the legal actions, from its own seeded generator.
@@ -62,8 +68,8 @@ impl RandomAgent {
 }
 
 impl Agent for RandomAgent {
-    fn choose(&mut self, decision: &Decision) -> usize {
-        self.rng.index(decision.legal().len())
+    fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error> {
+        Ok(self.rng.index(decision.legal().len()))
     }
 }
 
@@ -71,7 +77,42 @@ impl Agent for RandomAgent {
 pub struct FirstLegal;
 
 impl Agent for FirstLegal {
-    fn choose(&mut self, _decision: &Decision) -> usize {
-        0
+    fn choose(&mut self, _decision: &Decision) -> Result<usize, crate::Error> {
+        Ok(0)
+    }
+}
+
+/// An agent written in the ruleset's scripts (`[agents.<name>]`): its `choose` function gets the
+/// seat's `view` (only what the seat may know) and the options as maps, and returns an index.
+pub struct ScriptAgent {
+    rules: std::rc::Rc<crate::rules::Rules>,
+    choose: crate::rules::HookId,
+    name: String,
+}
+
+impl ScriptAgent {
+    /// The ruleset's agent of that name, if it has one.
+    pub fn new(rules: std::rc::Rc<crate::rules::Rules>, name: &str) -> Option<Self> {
+        let def = rules.agents.iter().find(|a| a.name == name)?;
+        let choose = def.choose;
+        Some(ScriptAgent { rules, choose, name: name.to_string() })
+    }
+}
+
+impl Agent for ScriptAgent {
+    fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error> {
+        let defs = &self.rules;
+        let options: rhai::Array =
+            decision.legal().iter().map(|a| rhai::Dynamic::from_map(crate::script::action_map(defs, a))).collect();
+        let index = defs.scripts.call_agent(self.choose, decision.game().state(), decision.seat(), options)?;
+        if (0..decision.legal().len() as i64).contains(&index) {
+            Ok(index as usize)
+        } else {
+            Err(crate::Error::Input(format!(
+                "agent `{}` chose option {index} of {}",
+                self.name,
+                decision.legal().len()
+            )))
+        }
     }
 }

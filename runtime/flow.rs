@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use crate::diag::Error;
 use crate::event::{Event, describe_action};
-use crate::rules::{ActionId, Domain, PropKind, Rules, SeatId, SymId, ZoneId};
-use crate::script::{args_map, from_value};
+use crate::rules::{ActionId, Domain, HookId, PropKind, Rules, SeatId, SymId, ZoneId};
+use crate::script::{args_map, from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 
 /// Phases the flow may pass through without anyone deciding anything before it is declared
@@ -161,10 +161,41 @@ impl Game {
         }
         let phase = &self.rules.phases[self.state.phase as usize];
         if phase.active.contains(&seat) && seat < self.state.players {
+            if let Some(hook) = phase.options {
+                return self.listed_options(hook, seat);
+            }
             for &a in &phase.actions {
                 let free = vec![None; self.rules.actions[a as usize].params.len()];
                 self.enumerate(seat, a, &free, &mut out)?;
             }
+        }
+        Ok(out)
+    }
+
+    /// The standing actions a phase's `options` hook lists for a seat (it runs on a copy of
+    /// the state: listing options must not change the game).
+    fn listed_options(&self, hook: HookId, seat: SeatId) -> Result<Vec<Action>, Error> {
+        let defs = &*self.rules;
+        let mut scratch = self.state.clone();
+        scratch.recording = false;
+        let seat_name = rhai::Dynamic::from(defs.seat_names[seat as usize].clone());
+        let listed = defs.scripts.call_with(hook, &mut scratch, Some(seat_name))?;
+        let hook_name = &defs.hooks[hook as usize].name;
+        let bad = |message: String| {
+            Error::Script(Box::new(crate::diag::Diagnostic::new(format!("options hook `{hook_name}`: {message}"))))
+        };
+        let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
+        let phase = &defs.phases[self.state.phase as usize];
+        let mut out = Vec::with_capacity(items.len());
+        for item in &items {
+            let action = map_action(defs, seat, item).map_err(bad)?;
+            if !phase.actions.contains(&action.action) {
+                return Err(bad(format!(
+                    "`{}` is not one of the phase's actions",
+                    defs.actions[action.action as usize].name
+                )));
+            }
+            out.push(action);
         }
         Ok(out)
     }
@@ -315,7 +346,11 @@ impl Game {
             d.params.len() == action.args.len()
                 && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, a))
         });
-        if answers && in_domains && self.refusal(action).is_none() && self.passes_legal_hook(action)? {
+        let listed = match (self.state.prompts.front(), defs.phases[self.state.phase as usize].options) {
+            (None, Some(hook)) if answers => self.listed_options(hook, action.seat)?.contains(action),
+            _ => true,
+        };
+        if answers && listed && in_domains && self.refusal(action).is_none() && self.passes_legal_hook(action)? {
             return Ok(());
         }
         let legal = self.legal_actions(action.seat)?;

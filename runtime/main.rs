@@ -101,6 +101,10 @@ enum Command {
         /// Write one log per game into DIR (game-000001.log, ...).
         #[arg(long, value_name = "DIR")]
         log: Option<PathBuf>,
+        /// The agent on every seat: `random`, or one of the ruleset's [agents] (default: the
+        /// ruleset's default_agent).
+        #[arg(long, value_name = "AGENT")]
+        agent: Option<String>,
     },
     /// Replay game logs: print the final state (or a seat's view, or a seat's copy of the log),
     /// and report the first line that does not fit the rules. Exits non-zero if one does not.
@@ -208,9 +212,9 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Replay { logs, view, until, seat_log } => {
             replay_cmd::run(&logs, &replay_cmd::Show { view, until, seat_log })
         }
-        Command::Sim { ruleset, games, seed, players, json, log } => {
+        Command::Sim { ruleset, games, seed, players, json, log, agent } => {
             let rules = Rc::new(load_rules(&ruleset)?);
-            let options = SimOptions { games, seed, players, log_dir: log, ..SimOptions::default() };
+            let options = SimOptions { games, seed, players, log_dir: log, agent, ..SimOptions::default() };
             let bar = progress_bar(games, json);
             let report = simulate(rules.clone(), &options, &mut |done| {
                 if done % 64 == 0 || done == games {
@@ -249,7 +253,7 @@ fn progress_bar(games: u64, json: bool) -> indicatif::ProgressBar {
 
 fn print_summary(r: &SimReport) {
     let variants = if r.variants.is_empty() { String::new() } else { format!(" + {}", r.variants.join(" + ")) };
-    println!("{}{variants}: {} games, {} players, seed {}", r.ruleset, r.games, r.players, r.seed);
+    println!("{}{variants}: {} games, {} players, {} agents, seed {}", r.ruleset, r.games, r.players, r.agent, r.seed);
     for (name, count) in &r.outcomes {
         let share = if r.games > 0 { 100.0 * *count as f64 / r.games as f64 } else { 0.0 };
         println!("  {name:<10} {count:>8}  {share:5.1}%");

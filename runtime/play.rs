@@ -29,7 +29,7 @@ struct Human {
 }
 
 impl Agent for Human {
-    fn choose(&mut self, decision: &Decision) -> usize {
+    fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
         if self.shared_screen {
             print!("\x1b[2J\x1b[H");
             print!("Pass the screen to {}, then press Enter.", self.seat_name);
@@ -48,8 +48,8 @@ impl Agent for Human {
                 std::process::exit(0);
             };
             match line.trim().parse::<usize>() {
-                Ok(n) if (1..=decision.legal().len()).contains(&n) => return n - 1,
-                _ if decision.legal().len() == 1 && line.trim().is_empty() => return 0,
+                Ok(n) if (1..=decision.legal().len()).contains(&n) => return Ok(n - 1),
+                _ if decision.legal().len() == 1 && line.trim().is_empty() => return Ok(0),
                 _ => println!("type a number from 1 to {}", decision.legal().len()),
             }
         }
@@ -173,7 +173,7 @@ impl Table {
             if legal.is_empty() {
                 return Err(Error::Input(format!("{} has no legal action", rules.seats[seat as usize].name)));
             }
-            let choice = agents[seat as usize].choose(&Decision::new(&self.game, seat, &legal)).min(legal.len() - 1);
+            let choice = agents[seat as usize].choose(&Decision::new(&self.game, seat, &legal))?.min(legal.len() - 1);
             if kinds[seat as usize] != "human" && humans > 0 {
                 // Say that an agent acted without saying how when its action is secret.
                 let def = &rules.actions[legal[choice].action as usize];

@@ -14,7 +14,7 @@ use rhai::{AST, Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableS
 
 use crate::diag::{Diagnostic, Error, FileId};
 use crate::event::Event;
-use crate::rules::{Defs, Domain, HookId, PieceId, PropKind, ZoneId};
+use crate::rules::{Defs, Domain, HookId, PieceId, PropKind, SeatId, Sight, ZoneId};
 use crate::state::{Action, Prompt, State, Value};
 
 /// Most operations one hook call may perform before it is stopped as a runaway.
@@ -27,6 +27,119 @@ type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
 pub struct GameApi {
     state: Rc<RefCell<State>>,
     defs: Rc<Defs>,
+}
+
+/// The handle agents written in the scripts receive as `view`: the game as one seat may know it.
+/// Every method checks visibility (the rule of `view.rs`): pieces the seat cannot see are left
+/// out of lists, and asking about one directly is an error.
+#[derive(Clone)]
+pub struct SeatView {
+    state: Rc<RefCell<State>>,
+    defs: Rc<Defs>,
+    seat: SeatId,
+}
+
+impl SeatView {
+    fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
+        self.defs.zone(name).map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
+    }
+
+    /// A piece the seat can see, or an error that does not say where it is.
+    fn seen(&self, id: i64) -> RhaiResult<PieceId> {
+        let s = self.state.borrow();
+        if (0..self.defs.pieces.len() as i64).contains(&id) {
+            let p = id as PieceId;
+            if crate::view::visible(&self.defs, &s, Some(self.seat), s.zone_of(p), p) {
+                return Ok(p);
+            }
+        }
+        fail(format!("{id} is not a piece this seat can see"))
+    }
+
+    fn visible_in(&self, zone: ZoneId) -> Vec<PieceId> {
+        let s = self.state.borrow();
+        s.pieces_in(&self.defs, zone)
+            .into_iter()
+            .filter(|&p| crate::view::visible(&self.defs, &s, Some(self.seat), zone, p))
+            .collect()
+    }
+}
+
+fn register_view(engine: &mut Engine) {
+    engine.register_type_with_name::<SeatView>("View");
+    engine.register_fn("seat", |v: &mut SeatView| v.defs.seat_names[v.seat as usize].clone());
+    engine.register_fn("players", |v: &mut SeatView| i64::from(v.state.borrow().players));
+    engine.register_fn("seats", |v: &mut SeatView| -> Array {
+        let n = v.state.borrow().players as usize;
+        v.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
+    });
+    engine.register_fn("clock", |v: &mut SeatView| v.state.borrow().clock);
+    engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
+    engine.register_fn("counter", |v: &mut SeatView, name: &str| -> RhaiResult<i64> {
+        let Some(c) = v.defs.counter(name) else { return fail(format!("no counter named `{name}`")) };
+        let def = &v.defs.counters[c as usize];
+        let shown = match def.visible {
+            crate::rules::CounterSight::All => true,
+            crate::rules::CounterSight::Owner => def.owner == Some(v.seat),
+            crate::rules::CounterSight::None => false,
+        };
+        if !shown {
+            return fail(format!("counter `{name}` is not shown to this seat"));
+        }
+        Ok(v.state.borrow().counter(c))
+    });
+    engine.register_fn("pieces", |v: &mut SeatView, zone: &str| -> RhaiResult<Array> {
+        let z = v.zone(zone)?;
+        Ok(v.visible_in(z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
+    });
+    engine.register_fn("count", |v: &mut SeatView, zone: &str| -> RhaiResult<i64> {
+        let z = v.zone(zone)?;
+        match v.defs.zones[z as usize].sight(v.seat) {
+            Sight::None => Ok(v.visible_in(z).len() as i64),
+            _ => Ok(i64::from(v.state.borrow().count(z))),
+        }
+    });
+    engine.register_fn("zone_of", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = v.seen(piece)?;
+        Ok(v.defs.zone_names[v.state.borrow().zone_of(p) as usize].clone())
+    });
+    engine.register_fn("name", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = v.seen(piece)?;
+        Ok(v.defs.piece_names[p as usize].clone())
+    });
+    engine.register_fn("kind", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = v.seen(piece)?;
+        Ok(v.defs.kind_names[v.defs.pieces[p as usize].kind as usize].clone())
+    });
+    engine.register_fn("piece", |v: &mut SeatView, name: &str| -> RhaiResult<i64> {
+        let Some(p) = v.defs.piece(name) else { return fail(format!("no piece named `{name}`")) };
+        v.seen(i64::from(p)).map(i64::from)
+    });
+    engine.register_fn("prop", |v: &mut SeatView, piece: i64, name: &str| -> RhaiResult<Dynamic> {
+        let p = v.seen(piece)?;
+        let Some(def) = v.defs.prop_def(p, name) else {
+            return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
+        };
+        let value = v.state.borrow().prop(v.defs.prop_slot(p, name).unwrap_or(0));
+        let api = GameApi { state: v.state.clone(), defs: v.defs.clone() };
+        Ok(api.prop_dynamic(&def.kind, value))
+    });
+    engine.register_fn("pieces_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<Array> {
+        let z = v.zone(zone)?;
+        let f = Filter::new(&v.defs, &filter)?;
+        let s = v.state.borrow();
+        let seen = v.visible_in(z);
+        Ok(seen.into_iter().filter(|&p| f.matches(&v.defs, &s, p)).map(|p| Dynamic::from_int(i64::from(p))).collect())
+    });
+    engine.register_fn("count_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<i64> {
+        let z = v.zone(zone)?;
+        let f = Filter::new(&v.defs, &filter)?;
+        let s = v.state.borrow();
+        Ok(v.visible_in(z).into_iter().filter(|&p| f.matches(&v.defs, &s, p)).count() as i64)
+    });
+    engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
+        v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
+    });
 }
 
 /// Compiled scripts of one ruleset and the engine that runs them.
@@ -112,6 +225,33 @@ pub(crate) fn from_value(defs: &Defs, v: &Value) -> Dynamic {
         Value::Int(i) => Dynamic::from_int(*i),
         Value::Seat(s) => Dynamic::from(defs.seat_names[*s as usize].clone()),
     }
+}
+
+/// An action as scripts list and receive options: `#{action: "enter", to: "tile_3"}`.
+pub(crate) fn action_map(defs: &Defs, action: &Action) -> Map {
+    let def = &defs.actions[action.action as usize];
+    let mut map = Map::new();
+    map.insert("action".into(), Dynamic::from(ImmutableString::from(def.name.as_str())));
+    for (p, v) in def.params.iter().zip(&action.args) {
+        map.insert(p.name.as_str().into(), from_value(defs, v));
+    }
+    map
+}
+
+/// The action a script describes as `#{action: "...", <param>: value...}` for `seat`.
+pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<Action, String> {
+    let map =
+        value.read_lock::<Map>().ok_or_else(|| format!("expected a map like #{{action: \"...\"}}, found {value}"))?;
+    let name =
+        map.get("action").and_then(|a| a.clone().into_immutable_string().ok()).ok_or("the map has no `action` name")?;
+    let action = defs.action(&name).ok_or_else(|| format!("no action named `{name}`"))?;
+    let def = &defs.actions[action as usize];
+    let mut args = Vec::with_capacity(def.params.len());
+    for p in &def.params {
+        let v = map.get(p.name.as_str()).ok_or_else(|| format!("{name}: missing `{}`", p.name))?;
+        args.push(to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?);
+    }
+    Ok(Action { seat, action, args })
 }
 
 /// An action's arguments as the map `apply` and `legal` hooks receive, plus `seat`.
@@ -558,6 +698,7 @@ impl Scripts {
         engine.on_print(|_| {});
         engine.on_debug(|_, _, _| {});
         register_api(&mut engine);
+        register_view(&mut engine);
 
         // Parameters are constants of the scripts: the optimizer folds them into the code, so
         // `goal` costs nothing at run time (`--set` takes effect because scripts are
@@ -624,17 +765,47 @@ impl Scripts {
     /// Runs a hook with the game (and, for action hooks, the action's arguments). The state is
     /// moved into the scripts' cell for the call and back out, whatever the result.
     pub(crate) fn call(&self, hook: HookId, state: &mut State, args: Option<Map>) -> Result<Dynamic, Error> {
+        self.call_with(hook, state, args.map(Dynamic::from_map))
+    }
+
+    /// Runs a hook with the game and one more argument of any kind.
+    pub(crate) fn call_with(&self, hook: HookId, state: &mut State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
         std::mem::swap(state, &mut *self.cell.borrow_mut());
         let api = GameApi { state: self.cell.clone(), defs: self.defs.clone() };
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut scope = Scope::new();
-        let result = match args {
+        let result = match extra {
             None => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api,)),
-            Some(map) => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api, map)),
+            Some(arg) => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api, arg)),
         };
         std::mem::swap(state, &mut *self.cell.borrow_mut());
         result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
+    }
+
+    /// Asks an agent written in the scripts to choose among `options` for `seat`. The agent sees
+    /// the game through a `View` handle that shows only what the seat may know; it works on a
+    /// copy of the state, so it cannot change the game.
+    pub(crate) fn call_agent(&self, hook: HookId, state: &State, seat: SeatId, options: Array) -> Result<i64, Error> {
+        let name = &self.defs.hooks[hook as usize].name;
+        *self.cell.borrow_mut() = state.clone();
+        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+        let result = self.engine.call_fn_with_options::<Dynamic>(
+            call_options,
+            &mut Scope::new(),
+            &self.ast,
+            name,
+            (view, options),
+        );
+        match result {
+            Ok(v) => v.as_int().map_err(|t| {
+                Error::Script(Box::new(Diagnostic::new(format!(
+                    "agent `{name}` must return the index of an option, not a {t}"
+                ))))
+            }),
+            Err(e) => Err(Error::Script(Box::new(self.diagnose(name, &e)))),
+        }
     }
 
     /// Runs a hook whose return value does not matter.

@@ -9,7 +9,7 @@ use std::time::Instant;
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::agent::{Agent, Decision, RandomAgent};
+use crate::agent::{Agent, Decision, RandomAgent, ScriptAgent};
 use crate::diag::Error;
 use crate::flow::Game;
 use crate::rng::Rng;
@@ -28,11 +28,14 @@ pub struct SimOptions {
     pub max_decisions: u64,
     /// A folder to write one log per game into (`game-000001.log`...).
     pub log_dir: Option<std::path::PathBuf>,
+    /// Which agent plays every seat: `random`, or one of the ruleset's `[agents]` (default: the
+    /// ruleset's `default_agent`).
+    pub agent: Option<String>,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { games: 1000, seed: 0, players: None, max_decisions: 1_000_000, log_dir: None }
+        SimOptions { games: 1000, seed: 0, players: None, max_decisions: 1_000_000, log_dir: None, agent: None }
     }
 }
 
@@ -45,6 +48,8 @@ pub struct SimReport {
     pub variants: Vec<String>,
     /// Player count.
     pub players: u8,
+    /// The agent that played every seat.
+    pub agent: String,
     /// The run's seed.
     pub seed: u64,
     /// Games played.
@@ -65,8 +70,12 @@ pub fn agent_seed(game_seed: u64, seat: u8) -> u64 {
 }
 
 /// Plays a game to its end with one agent per seat; returns the number of decisions taken.
-/// When several seats may act at once, the first in seat order acts first.
+/// In a real-time ruleset (one with a `pace`) seats act when their agent is ready; otherwise,
+/// when several seats may act at once, the first in seat order acts first.
 pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u64) -> Result<u64, Error> {
+    if let Some(pace) = game.rules().pace {
+        return play_out_in_real_time(game, agents, pace, max_decisions);
+    }
     let mut decisions = 0u64;
     while !game.is_over() {
         let Some(&seat) = game.to_act().first() else {
@@ -83,7 +92,7 @@ pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u
                 game.phase()
             )));
         }
-        let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal)).min(legal.len() - 1);
+        let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
         game.apply_unchecked(&legal[choice])?;
         decisions += 1;
         if decisions >= max_decisions {
@@ -91,6 +100,69 @@ pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u
         }
     }
     Ok(decisions)
+}
+
+/// Real time: every seat's agent needs `pace` ms of game time per action. The seat whose agent
+/// is ready first acts (ties go to the earlier seat), at that game time, after the timers the
+/// clock passes on the way. A seat with nothing to do waits one pace and looks again.
+fn play_out_in_real_time(
+    game: &mut Game,
+    agents: &mut [Box<dyn Agent>],
+    pace: i64,
+    max_decisions: u64,
+) -> Result<u64, Error> {
+    let mut ready = vec![game.clock(); game.players() as usize];
+    let (mut decisions, mut looks) = (0u64, 0u64);
+    while !game.is_over() {
+        let waiting = game.to_act();
+        let Some(seat) = waiting.iter().copied().min_by_key(|&s| (ready[s as usize], s)) else {
+            // Nobody may act: let the clock run to the next timer.
+            match game.next_timer_at() {
+                Some(at) => game.advance_clock(at)?,
+                None => {
+                    return Err(Error::Input(format!("the game is stuck in phase `{}`: nobody may act", game.phase())));
+                }
+            }
+            continue;
+        };
+        let at = ready[seat as usize].max(game.clock());
+        game.advance_clock(at)?;
+        ready[seat as usize] = at + pace;
+        looks += 1;
+        if looks >= max_decisions.saturating_mul(10) {
+            return Err(Error::Input(format!("the game did not end after {looks} turns of the agents")));
+        }
+        if game.is_over() || !game.to_act().contains(&seat) {
+            continue;
+        }
+        let legal = game.legal_actions(seat)?;
+        if legal.is_empty() {
+            continue;
+        }
+        let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
+        game.apply_unchecked(&legal[choice])?;
+        decisions += 1;
+        if decisions >= max_decisions {
+            return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));
+        }
+    }
+    Ok(decisions)
+}
+
+/// The agents for a game seeded `game_seed`: `random`, or a ruleset agent, on every seat.
+pub fn agents_for(rules: &Rc<Rules>, agent: &str, players: u8, game_seed: u64) -> Result<Vec<Box<dyn Agent>>, Error> {
+    if agent == "random" {
+        return Ok(random_agents(players, game_seed));
+    }
+    (0..players)
+        .map(|_| {
+            ScriptAgent::new(rules.clone(), agent).map(|a| Box::new(a) as Box<dyn Agent>).ok_or_else(|| {
+                let names: Vec<&str> =
+                    std::iter::once("random").chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
+                Error::Input(format!("no agent `{agent}` in {}: expected one of {}", rules.id, names.join(", ")))
+            })
+        })
+        .collect()
 }
 
 /// Random agents for every seat of a game seeded `game_seed`.
@@ -101,6 +173,7 @@ pub fn random_agents(players: u8, game_seed: u64) -> Vec<Box<dyn Agent>> {
 /// Plays `options.games` games with random agents, calling `progress` after each game.
 pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut(u64)) -> Result<SimReport, Error> {
     let players = options.players.unwrap_or(rules.players.0);
+    let agent = options.agent.clone().unwrap_or_else(|| rules.default_agent.clone());
     let mut outcomes: IndexMap<String, u64> = rules.outcomes.iter().map(|o| (o.name.clone(), 0)).collect();
     let mut decisions = 0u64;
     if let Some(dir) = &options.log_dir {
@@ -116,7 +189,7 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
             }
             other => other,
         })?;
-        let mut agents = random_agents(players, game_seed);
+        let mut agents = agents_for(&rules, &agent, players, game_seed)?;
         decisions += play_out(&mut game, &mut agents, options.max_decisions).map_err(|e| match e {
             Error::Script(d) => Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))),
             other => Error::Input(format!("game {i} (seed {game_seed}): {other}")),
@@ -135,6 +208,7 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
         ruleset: rules.id.clone(),
         variants: rules.variants.clone(),
         players,
+        agent,
         seed: options.seed,
         games,
         seconds,

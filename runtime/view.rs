@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::event::describe_action;
 use crate::flow::Game;
 use crate::rules::{CounterSight, Defs, PieceId, SeatId, Sight, ZoneId};
+use crate::state::State;
 
 /// What one seat (or, with no seat, an omniscient observer) knows of the game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -57,10 +58,15 @@ pub struct PieceView {
 }
 
 fn sees_piece(game: &Game, seat: Option<SeatId>, zone: ZoneId, piece: PieceId) -> bool {
-    let defs = &**game.rules();
+    visible(game.rules(), game.state(), seat, zone, piece)
+}
+
+/// The visibility rule itself: `seat` (or, with `None`, an omniscient observer) sees a piece in
+/// `zone` when it lies face up or the zone shows that seat everything.
+pub(crate) fn visible(defs: &Defs, state: &State, seat: Option<SeatId>, zone: ZoneId, piece: PieceId) -> bool {
     match seat {
         None => true,
-        Some(s) => game.state().is_face_up(piece) || defs.zones[zone as usize].sight(s) == Sight::All,
+        Some(s) => state.is_face_up(piece) || defs.zones[zone as usize].sight(s) == Sight::All,
     }
 }
 

@@ -66,7 +66,7 @@ fn sim_json_has_the_fields_benchmarks_read() {
 fn sim_summary_is_readable() {
     let (ok, out, err) = tabula(&["sim", "east-berlin", "--games", "50"], "");
     assert!(ok, "{err}");
-    assert!(out.contains("east-berlin: 50 games, 2 players, seed 0"), "{out}");
+    assert!(out.contains("east-berlin: 50 games, 2 players, random agents, seed 0"), "{out}");
     assert!(out.contains("decisions per game:") && out.contains("games/s"), "{out}");
 }
 

@@ -36,7 +36,7 @@ fn play_recorded(rules: &Rc<Rules>, seed: u64) -> Game {
             .into_iter()
             .filter(|a| rules.actions[a.action as usize].name != "spin")
             .collect();
-        let choice = agent.choose(&Decision::new(&game, seat, &legal));
+        let choice = agent.choose(&Decision::new(&game, seat, &legal)).expect("a choice");
         game.apply(&legal[choice]).expect("apply");
     }
     game

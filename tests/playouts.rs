@@ -22,7 +22,7 @@ fn play(rules: &Rc<Rules>, seed: u64, mut check: impl FnMut(&Game)) -> Game {
         let seat = game.to_act()[0];
         let legal = game.legal_actions(seat).expect("legal actions");
         assert!(!legal.is_empty(), "seed {seed}: {} must decide but has no option", rules.seats[seat as usize].name);
-        let choice = agents[seat as usize].choose(&Decision::new(&game, seat, &legal));
+        let choice = agents[seat as usize].choose(&Decision::new(&game, seat, &legal)).expect("an agent's choice");
         game.apply(&legal[choice]).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         if let Err(broken) = game.state().check_invariants(rules) {
             panic!("seed {seed}, after {:?}: {broken}", legal[choice]);

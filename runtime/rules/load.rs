@@ -259,6 +259,7 @@ struct Merged {
     phases: Section<raw::RawPhase>,
     actions: Section<raw::RawAction>,
     timers: Section<raw::RawTimer>,
+    agents: Section<raw::RawAgent>,
 }
 
 fn absorb_section<T>(into: &mut Section<T>, from: IndexMap<String, T>, file: FileId) {
@@ -279,6 +280,8 @@ impl Merged {
             g.players = game.players.or(g.players.take());
             g.scripts = game.scripts.or(g.scripts.take());
             g.start = game.start.or(g.start.take());
+            g.pace = game.pace.or(g.pace.take());
+            g.default_agent = game.default_agent.or(g.default_agent.take());
         }
         absorb_section(&mut self.params, raw.params, file);
         absorb_section(&mut self.seats, raw.seats, file);
@@ -292,6 +295,7 @@ impl Merged {
         absorb_section(&mut self.phases, raw.phases, file);
         absorb_section(&mut self.actions, raw.actions, file);
         absorb_section(&mut self.timers, raw.timers, file);
+        absorb_section(&mut self.agents, raw.agents, file);
     }
 }
 
@@ -530,6 +534,31 @@ impl Loader<'_> {
             self.defs.timers.push(TimerDef { name: name.clone(), at, hook });
         }
         self.defs.timers.sort_by_key(|t| t.at);
+        self.defs.pace = m.game.pace.as_ref().and_then(|p| self.int(&p.value, gf, &p.span));
+        if let (Some(p), Some(pace)) = (&m.game.pace, self.defs.pace)
+            && pace <= 0
+        {
+            let d = self
+                .err(gf, p.span.clone(), "the pace must be positive")
+                .expected("game time in milliseconds, above 0");
+            self.push(d);
+        }
+        for (name, (file, a)) in &m.agents {
+            let choose = self.hook(&a.choose, *file, 2);
+            self.defs.agents.push(AgentDef { name: name.clone(), choose });
+        }
+        self.defs.default_agent = "random".into();
+        if let Some(agent) = &m.game.default_agent {
+            if agent.value == "random" || m.agents.contains_key(&agent.value) {
+                self.defs.default_agent = agent.value.clone();
+            } else {
+                let names = std::iter::once("random".to_string()).chain(m.agents.keys().cloned());
+                let d = self
+                    .err(gf, agent.span.clone(), format!("unknown agent `{}`", agent.value))
+                    .expected(format!("an agent: {}", one_of(names)));
+                self.push(d);
+            }
+        }
         match &m.game.start {
             Some(start) => self.defs.start = self.phase_ref(start, gf).unwrap_or(0),
             None => {
@@ -1013,6 +1042,7 @@ impl Loader<'_> {
                 None => (0..self.defs.seats.len() as SeatId).collect(),
             };
             let next = p.next.as_ref().and_then(|n| self.phase_ref(n, file));
+            let options = p.options.as_ref().map(|h| self.hook(h, file, 2));
             self.defs.phases.push(PhaseDef {
                 name: name.clone(),
                 on_enter,
@@ -1021,6 +1051,7 @@ impl Loader<'_> {
                 on_exit,
                 actions,
                 active,
+                options,
                 next,
             });
         }

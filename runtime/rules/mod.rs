@@ -113,6 +113,12 @@ pub struct Defs {
     pub hooks: Vec<HookDef>,
     /// The first phase.
     pub start: PhaseId,
+    /// Real-time games: game time (ms) an agent takes per action in simulation.
+    pub pace: Option<i64>,
+    /// Agents written in the scripts.
+    pub agents: Vec<AgentDef>,
+    /// The agent simulation uses by default (`random` or an agent's name).
+    pub default_agent: String,
     /// Total number of property slots over all pieces.
     pub prop_slots: usize,
     pub(crate) zone_index: HashMap<String, ZoneId>,
@@ -313,6 +319,8 @@ pub struct PhaseDef {
     pub actions: Vec<ActionId>,
     /// Seats that may take standing actions.
     pub active: Vec<SeatId>,
+    /// Hook listing a seat's legal standing actions in one call.
+    pub options: Option<HookId>,
     /// The following phase.
     pub next: Option<PhaseId>,
 }
@@ -365,6 +373,15 @@ pub struct ActionDef {
     pub apply: Option<HookId>,
     /// Whether its arguments are hidden from other seats.
     pub secret: bool,
+}
+
+/// An agent written in the scripts.
+#[derive(Clone, Debug)]
+pub struct AgentDef {
+    /// Its name.
+    pub name: String,
+    /// Its `choose` function.
+    pub choose: HookId,
 }
 
 /// A timer.

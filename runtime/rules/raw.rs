@@ -94,6 +94,20 @@ pub struct RawRuleset {
     /// Moments on the game clock that fire a hook (real-time games).
     #[serde(default)]
     pub timers: IndexMap<String, RawTimer>,
+    /// Agents written in the ruleset's scripts (heuristic players for simulation).
+    #[serde(default)]
+    pub agents: IndexMap<String, RawAgent>,
+}
+
+/// An `[agents.<name>]` entry: a player written in Rhai.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgent {
+    /// How it plays.
+    pub description: Option<String>,
+    /// Script function `(view, options) -> index`: `view` shows only what the seat may know,
+    /// `options` are the legal actions as maps (`#{action: "roll", keep: "key"}`).
+    pub choose: Name,
 }
 
 /// The `[game]` table.
@@ -110,6 +124,11 @@ pub struct RawGame {
     pub scripts: Option<Vec<Name>>,
     /// The phase the game starts in.
     pub start: Option<Name>,
+    /// Real-time games: the game time (ms) an agent takes for one action in simulation, a number
+    /// or a parameter. Seats then act when their agent is ready, earliest first.
+    pub pace: Option<Located<IntOrParam>>,
+    /// The agent `tabula sim` uses when none is named: `random`, or one of `[agents]`.
+    pub default_agent: Option<Name>,
 }
 
 /// A player count, or an inclusive range of them.
@@ -364,6 +383,10 @@ pub struct RawPhase {
     pub actions: Vec<Name>,
     /// Seats that may take the phase's standing actions (default: all).
     pub active: Option<Vec<Name>>,
+    /// Script function `(game, seat) -> array` listing a seat's legal standing actions as maps
+    /// (`#{action: "enter", to: "tile_3"}`), in one call instead of one `legal` call per
+    /// candidate. When given, it decides which standing actions are legal.
+    pub options: Option<Name>,
     /// The phase that follows (a script may choose another with `game.goto`).
     pub next: Option<Name>,
 }

@@ -1,0 +1,89 @@
+//! Real-time play and agents written in a ruleset's scripts, on a small ruleset made for them
+//! (tests/fixtures/realtime): seats act at their agent's pace, timers fire between actions, a
+//! phase's `options` hook lists the legal actions, and a script agent sees only its seat's view.
+
+mod common;
+use common::tabula;
+
+use std::rc::Rc;
+
+use tabula::log::{EntryKind, ReplayOptions, record, replay_with};
+use tabula::sim::{SimOptions, agents_for, play_out, simulate};
+use tabula::{Error, Game, LoadOptions, Rules};
+
+fn rules() -> Rc<Rules> {
+    Rc::new(tabula::load("tests/fixtures/realtime", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn play(agent: &str, seed: u64) -> Result<Game, Error> {
+    let rules = rules();
+    let mut game = Game::recorded(rules.clone(), 2, seed)?;
+    let mut agents = agents_for(&rules, agent, 2, seed)?;
+    play_out(&mut game, &mut agents, 10_000)?;
+    Ok(game)
+}
+
+#[test]
+fn seats_act_at_their_pace_with_ties_to_the_earlier_seat() {
+    let game = play("eager", 1).expect("plays");
+    let log = record(&game, Some(1));
+    let lines: Vec<String> = log.entries.iter().map(|e| e.to_string()).collect();
+    // pace_ms = 15000: red and blue act at 0:00, 0:15, ... ; red first at each tie.
+    assert_eq!(lines[0], "red 00:00.000: take");
+    assert_eq!(lines[1], "blue 00:00.000: take");
+    assert_eq!(lines[2], "red 00:15.000: take");
+    // The gong at 1:00 fires before the actions of 1:00; the end at 2:00 stops the game.
+    let gong = lines.iter().position(|l| l == "clock 01:00.000 # gong").expect("the gong");
+    assert_eq!(lines[gong + 1], "red 01:00.000: take");
+    assert_eq!(&lines[lines.len() - 2..], ["clock 02:00.000 # end", "result time_up"]);
+    // 8 turns of each seat before 2:00, every one a take while tokens last (20 tokens).
+    assert_eq!(log.action_count(), 16);
+    let gongs = game.state().counter(game.rules().counter("gongs").unwrap());
+    assert_eq!(gongs, 1);
+}
+
+#[test]
+fn a_real_time_log_replays_with_its_times_and_clock_lines() {
+    let game = play("eager", 2).expect("plays");
+    let log = record(&game, Some(2));
+    assert!(log.entries.iter().any(|e| matches!(e.kind, EntryKind::Clock(60_000))));
+    let replay = replay_with(&log, rules(), &ReplayOptions::default()).expect("replays");
+    assert_eq!(replay.game.outcome(), Some("time_up"));
+    assert_eq!(tabula::view::view(&replay.game, None), tabula::view::view(&game, None));
+}
+
+#[test]
+fn the_options_hook_decides_which_standing_actions_are_legal() {
+    let rules = rules();
+    let mut game = Game::new(rules.clone(), 2, 1).expect("start");
+    let names = |g: &Game| -> Vec<String> { tabula::view::describe_options(g, 0) };
+    assert_eq!(names(&game), ["red: rest", "red: take"]);
+    for _ in 0..20 {
+        let take = game.parse_action("red: take").unwrap();
+        game.apply(&take).expect("a token is left");
+    }
+    // The pool is empty: the hook no longer lists `take`, so it is refused.
+    assert_eq!(names(&game), ["red: rest"]);
+    let err = game.apply(&game.parse_action("red: take").unwrap()).expect_err("nothing to take");
+    assert!(matches!(err, Error::Illegal { .. }), "{err}");
+}
+
+#[test]
+fn a_script_agent_cannot_see_another_seats_secret() {
+    let err = play("peeker", 1).expect_err("the view refuses");
+    let text = err.to_string();
+    assert!(text.contains("is not a piece this seat can see"), "{text}");
+    assert!(!text.contains("showed another seat's secret"), "{text}");
+}
+
+#[test]
+fn sim_uses_the_default_agent_or_the_one_named() {
+    let report = simulate(rules(), &SimOptions { games: 5, ..SimOptions::default() }, &mut |_| {}).expect("sim");
+    assert_eq!(report.agent, "eager");
+    assert_eq!(report.decisions_per_game, 16.0);
+    let random = SimOptions { games: 5, agent: Some("random".into()), ..SimOptions::default() };
+    assert_eq!(simulate(rules(), &random, &mut |_| {}).expect("sim").agent, "random");
+    let (ok, _, err) = tabula(&["sim", "tests/fixtures/realtime", "--agent", "genius"], "");
+    assert!(!ok);
+    assert!(err.contains("no agent `genius` in realtime: expected one of random, eager, peeker"), "{err}");
+}

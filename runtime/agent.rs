@@ -69,6 +69,9 @@ impl RandomAgent {
 
 impl Agent for RandomAgent {
     fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error> {
+        if decision.legal().is_empty() {
+            return Err(crate::Error::Input("the random agent was given no option to choose from".into()));
+        }
         Ok(self.rng.index(decision.legal().len()))
     }
 }

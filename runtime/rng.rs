@@ -45,10 +45,9 @@ impl Rng {
         self.0.next_u64()
     }
 
-    /// A uniform integer in `0..n` (`n` > 0), without modulo bias: outputs from the short
-    /// last stretch of the 64-bit range are rejected and drawn again.
+    /// A uniform integer in `0..n`, without modulo bias: outputs from the short last stretch of
+    /// the 64-bit range are rejected and drawn again. `below(0)` is 0, as `below(1)`.
     pub fn below(&mut self, n: u64) -> u64 {
-        debug_assert!(n > 0, "below(0) has no value to return");
         let n = n.max(1);
         let zone = u64::MAX - (u64::MAX % n);
         loop {

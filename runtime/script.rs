@@ -703,9 +703,12 @@ impl Scripts {
         // Parameters are constants of the scripts: the optimizer folds them into the code, so
         // `goal` costs nothing at run time (`--set` takes effect because scripts are
         // compiled at each load).
+        // Only numbers and words: Rhai folds those into functions, but not arrays or maps, which
+        // would then be missing at run time. Lists and tables are read with `game.param`, and a
+        // script naming one as a variable fails to compile (strict variables).
         let mut constants = Scope::new();
         for (name, value) in &defs.param_values {
-            if is_identifier(name) {
+            if is_identifier(name) && (value.is_int() || value.is_string()) {
                 constants.push_constant_dynamic(name.clone(), value.clone());
             }
         }

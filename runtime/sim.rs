@@ -102,9 +102,10 @@ pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u
     Ok(decisions)
 }
 
-/// Real time: every seat's agent needs `pace` ms of game time per action. The seat whose agent
-/// is ready first acts (ties go to the earlier seat), at that game time, after the timers the
-/// clock passes on the way. A seat with nothing to do waits one pace and looks again.
+/// Real time: a seat's agent needs `pace` ms of game time per action (or the action's own
+/// `time`). The seat whose agent is ready first acts (ties go to the earlier seat), at that game
+/// time, after the timers the clock passes on the way. A seat with nothing to do waits one pace
+/// and looks again.
 fn play_out_in_real_time(
     game: &mut Game,
     agents: &mut [Box<dyn Agent>],
@@ -140,6 +141,9 @@ fn play_out_in_real_time(
             continue;
         }
         let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
+        // The seat is busy for as long as the chosen action takes.
+        let took = game.rules().actions[legal[choice].action as usize].time.unwrap_or(pace);
+        ready[seat as usize] = at + took.max(1);
         game.apply_unchecked(&legal[choice])?;
         decisions += 1;
         if decisions >= max_decisions {

@@ -20,6 +20,12 @@ fn load(path: &str) -> Rc<Rules> {
 /// little before each action (so that timed logs and timers are exercised).
 fn play_recorded(rules: &Rc<Rules>, seed: u64) -> Game {
     let mut game = Game::recorded(rules.clone(), rules.players.0, seed).expect("start");
+    if rules.pace.is_some() {
+        // A real-time ruleset: seats act at their pace, as in simulation.
+        let mut agents = tabula::sim::random_agents(rules.players.0, seed);
+        tabula::sim::play_out(&mut game, &mut agents, 100_000).expect("plays");
+        return game;
+    }
     let mut agent = RandomAgent::new(seed ^ 0x5eed);
     let timed = !rules.timers.is_empty();
     while !game.is_over() {

@@ -1000,7 +1000,16 @@ impl Loader<'_> {
             }
             let legal = a.legal.as_ref().map(|h| self.hook(h, file, 2));
             let apply = a.apply.as_ref().map(|h| self.hook(h, file, 2));
-            self.defs.actions.push(ActionDef { name: name.clone(), params, effect, legal, apply, secret: a.secret });
+            let time = a.time.as_ref().and_then(|t| self.int(&t.value, file, &t.span)).map(|t| t.max(0));
+            self.defs.actions.push(ActionDef {
+                name: name.clone(),
+                params,
+                effect,
+                legal,
+                apply,
+                secret: a.secret,
+                time,
+            });
         }
     }
 

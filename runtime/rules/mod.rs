@@ -373,6 +373,8 @@ pub struct ActionDef {
     pub apply: Option<HookId>,
     /// Whether its arguments are hidden from other seats.
     pub secret: bool,
+    /// Game time a simulated agent needs for it (None: the game's pace).
+    pub time: Option<i64>,
 }
 
 /// An agent written in the scripts.

@@ -447,6 +447,9 @@ pub struct RawAction {
     /// The arguments are secret: other seats see that the action was taken, not with what.
     #[serde(default)]
     pub secret: bool,
+    /// Real-time games: the game time (ms) a simulated agent needs for this action (default:
+    /// the game's `pace`).
+    pub time: Option<Located<IntOrParam>>,
 }
 
 /// A `[timers.<name>]` entry.

@@ -137,6 +137,15 @@ fn register_view(engine: &mut Engine) {
         let s = v.state.borrow();
         Ok(v.visible_in(z).into_iter().filter(|&p| f.matches(&v.defs, &s, p)).count() as i64)
     });
+    engine.register_fn("tally", |v: &mut SeatView, zone: &str, prop: &str| -> RhaiResult<Map> {
+        let z = v.zone(zone)?;
+        Ok(tally(&v.defs, &v.state.borrow(), z, prop, Some(v.seat)))
+    });
+    engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, filter: Map| -> RhaiResult<Dynamic> {
+        let p = v.seen(from)?;
+        let f = Filter::new(&v.defs, &filter)?;
+        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &f, Some(v.seat)))
+    });
     engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
         v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
     });
@@ -412,6 +421,15 @@ fn register_api(engine: &mut Engine) {
     });
 
     // Bulk queries: one native call instead of a script loop (faster, and shorter to read).
+    engine.register_fn("tally", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<Map> {
+        let z = g.zone(zone)?;
+        Ok(tally(&g.defs, &g.state.borrow(), z, prop, None))
+    });
+    engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, filter: Map| -> RhaiResult<Dynamic> {
+        let p = g.piece(from)?;
+        let f = Filter::new(&g.defs, &filter)?;
+        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &f, None))
+    });
     engine.register_fn("count_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<i64> {
         let z = g.zone(zone)?;
         let f = Filter::new(&g.defs, &filter)?;
@@ -617,6 +635,73 @@ fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i6
         }
     }
     Ok(total)
+}
+
+/// Counts the pieces of a zone by the value of a property: `#{adventurer: 2, key: 1}`. Only
+/// pieces `seat` can see are counted (all of them for `None`).
+fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<SeatId>) -> Map {
+    let mut out = Map::new();
+    for p in state.pieces_in(defs, zone) {
+        if !crate::view::visible(defs, state, seat, zone, p) {
+            continue;
+        }
+        let (Some(def), Some(slot)) = (defs.prop_def(p, prop), defs.prop_slot(p, prop)) else { continue };
+        let key = defs.show_prop(&def.kind, state.prop(slot));
+        let n = out.get(key.as_str()).and_then(|v| v.as_int().ok()).unwrap_or(0);
+        out.insert(key.into(), Dynamic::from_int(n + 1));
+    }
+    out
+}
+
+/// Breadth-first search from piece `from` over piece-valued properties `links` (a board made of
+/// pieces, such as tiles laid during play): the nearest other piece matching `filter`, as
+/// `[first step, target]`, or `()` if none is reachable. Only pieces `seat` can see are walked
+/// through (all of them for `None`); links are followed in the order given.
+fn nearest(
+    defs: &Defs,
+    state: &State,
+    from: PieceId,
+    links: &[ImmutableString],
+    filter: &Filter,
+    seat: Option<SeatId>,
+) -> Dynamic {
+    let mut first_step: Vec<Option<PieceId>> = vec![None; defs.pieces.len()];
+    let mut seen = vec![false; defs.pieces.len()];
+    seen[from as usize] = true;
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(here) = queue.pop_front() {
+        if here != from && filter.matches(defs, state, here) {
+            let step = first_step[here as usize].unwrap_or(here);
+            return Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(here))]);
+        }
+        for link in links {
+            let (Some(def), Some(slot)) = (defs.prop_def(here, link), defs.prop_slot(here, link)) else { continue };
+            if !matches!(def.kind, PropKind::Piece(_)) {
+                continue;
+            }
+            let next = state.prop(slot);
+            if next < 0 || next as usize >= defs.pieces.len() || seen[next as usize] {
+                continue;
+            }
+            let next = next as PieceId;
+            if !crate::view::visible(defs, state, seat, state.zone_of(next), next) {
+                continue;
+            }
+            seen[next as usize] = true;
+            first_step[next as usize] = Some(first_step[here as usize].unwrap_or(next));
+            queue.push_back(next);
+        }
+    }
+    Dynamic::UNIT
+}
+
+fn link_names(links: &Array) -> RhaiResult<Vec<ImmutableString>> {
+    links
+        .iter()
+        .map(|l| {
+            l.clone().into_immutable_string().map_err(|t| format!("links: expected property names, found a {t}").into())
+        })
+        .collect()
 }
 
 /// A script's `#{prop: value, kind: "name"}` filter: a piece matches when it has every listed

@@ -637,7 +637,7 @@ fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i6
     Ok(total)
 }
 
-/// Counts the pieces of a zone by the value of a property: `#{adventurer: 2, key: 1}`. Only
+/// Counts the pieces of a zone by the value of a property: `#{red: 2, blue: 1}`. Only
 /// pieces `seat` can see are counted (all of them for `None`).
 fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<SeatId>) -> Map {
     let mut out = Map::new();

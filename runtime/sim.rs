@@ -73,8 +73,18 @@ pub fn agent_seed(game_seed: u64, seat: u8) -> u64 {
 /// In a real-time ruleset (one with a `pace`) seats act when their agent is ready; otherwise,
 /// when several seats may act at once, the first in seat order acts first.
 pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u64) -> Result<u64, Error> {
+    play_out_observed(game, agents, max_decisions, &mut |_| Ok(()))
+}
+
+/// Like `play_out`, calling `after_each` after every action (tests check invariants with it).
+pub fn play_out_observed(
+    game: &mut Game,
+    agents: &mut [Box<dyn Agent>],
+    max_decisions: u64,
+    after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
+) -> Result<u64, Error> {
     if let Some(pace) = game.rules().pace {
-        return play_out_in_real_time(game, agents, pace, max_decisions);
+        return play_out_in_real_time(game, agents, pace, max_decisions, after_each);
     }
     let mut decisions = 0u64;
     while !game.is_over() {
@@ -94,6 +104,7 @@ pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u
         }
         let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
         game.apply_unchecked(&legal[choice])?;
+        after_each(game)?;
         decisions += 1;
         if decisions >= max_decisions {
             return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));
@@ -111,6 +122,7 @@ fn play_out_in_real_time(
     agents: &mut [Box<dyn Agent>],
     pace: i64,
     max_decisions: u64,
+    after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
 ) -> Result<u64, Error> {
     let mut ready = vec![game.clock(); game.players() as usize];
     let (mut decisions, mut looks) = (0u64, 0u64);
@@ -145,6 +157,7 @@ fn play_out_in_real_time(
         let took = game.rules().actions[legal[choice].action as usize].time.unwrap_or(pace);
         ready[seat as usize] = at + took.max(1);
         game.apply_unchecked(&legal[choice])?;
+        after_each(game)?;
         decisions += 1;
         if decisions >= max_decisions {
             return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));

@@ -1,0 +1,103 @@
+//! Escape: The Curse of the Temple: playouts of every player count, variant and agent end
+//! without error with the invariants kept; the variants change the depot as the rulebook says;
+//! and the harder the variant, the fewer games the heuristic team wins.
+
+use std::rc::Rc;
+
+use tabula::sim::{SimOptions, agents_for, play_out_observed, simulate};
+use tabula::{Error, Game, LoadOptions, Rules};
+
+fn temple(variant: Option<&str>) -> Rc<Rules> {
+    let options = LoadOptions { variants: variant.map(|v| vec![v.to_string()]).unwrap_or_default(), overrides: vec![] };
+    Rc::new(tabula::load("rulesets/temple", &options).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn counter(game: &Game, name: &str) -> i64 {
+    game.state().counter(game.rules().counter(name).expect("counter"))
+}
+
+#[test]
+fn every_player_count_variant_and_agent_plays_to_the_end() {
+    for variant in [None, Some("experts"), Some("professionals")] {
+        let rules = temple(variant);
+        for players in 1..=5u8 {
+            for agent in ["random", "heuristic"] {
+                for seed in 0..2 {
+                    let mut game = Game::new(rules.clone(), players, seed).expect("start");
+                    let mut agents = agents_for(&rules, agent, players, seed).expect("agents");
+                    play_out_observed(&mut game, &mut agents, 100_000, &mut |g| {
+                        g.state().check_invariants(&rules).map_err(Error::Input)
+                    })
+                    .unwrap_or_else(|e| panic!("{variant:?}, {players} players, {agent}, seed {seed}: {e}"));
+                    assert!(matches!(game.outcome(), Some("win" | "loss")), "{:?}", game.outcome());
+                    // Nobody plays past the collapse at 10:00.
+                    assert!(game.clock() <= 600_000);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_depot_and_the_dice_follow_the_setup_rules() {
+    // "Setup" 2: 7 / 7 / 11 / 14 / 16 gems by player count, 2 more beside the depot.
+    for (players, gems) in [(1, 7), (2, 7), (3, 11), (4, 14), (5, 16)] {
+        let game = Game::new(temple(None), players, 1).expect("start");
+        assert_eq!(counter(&game, "depot"), gems, "{players} players");
+        assert_eq!(counter(&game, "beside_depot"), 2);
+        // "Setup" 3: five dice each, seven alone.
+        let rules = game.rules();
+        let dice: i64 = (0..players)
+            .map(|s| {
+                let seat = &rules.seats[s as usize].name;
+                let zone = |z: &str| game.state().count(rules.zone(&format!("{z}.{seat}")).unwrap()) as i64;
+                zone("pool") + zone("cursed")
+            })
+            .sum();
+        assert_eq!(dice, if players == 1 { 7 } else { 5 * i64::from(players) });
+    }
+    // "Experts: 3 additional magic gems. Professionals: 6 additional magic gems. The action
+    // Provoke a turn of fate is no longer available."
+    let experts = Game::new(temple(Some("experts")), 4, 1).expect("start");
+    assert_eq!(counter(&experts, "depot"), 17);
+    assert_eq!(counter(&experts, "beside_depot"), 2);
+    let professionals = Game::new(temple(Some("professionals")), 4, 1).expect("start");
+    assert_eq!(counter(&professionals, "depot"), 20);
+    assert_eq!(counter(&professionals, "beside_depot"), 0);
+    for seat in 0..4 {
+        let options = tabula::view::describe_options(&professionals, seat);
+        assert!(!options.iter().any(|o| o.ends_with(": fate")), "{options:?}");
+    }
+}
+
+#[test]
+fn the_exit_lies_among_the_bottom_five_tiles_or_in_the_middle() {
+    for seed in 0..30 {
+        for (players, expect_bottom) in [(2, false), (4, true)] {
+            let game = Game::new(temple(None), players, seed).expect("start");
+            let rules = game.rules();
+            let pile = game.state().pieces_in(rules, rules.zone("pile").unwrap());
+            let exit = rules.piece("exit").unwrap();
+            let at = pile.iter().position(|&p| p == exit).expect("the exit is in the pile");
+            // 17 tiles, two laid beside the start chamber, and the exit: 16, listed top first.
+            assert_eq!(pile.len(), 16);
+            if expect_bottom {
+                assert!(at >= 11, "seed {seed}: exit at {at} from the top");
+            } else {
+                assert_eq!(at, 7, "seed {seed}: the exit goes in the middle");
+            }
+        }
+    }
+}
+
+#[test]
+fn harder_variants_are_won_less_often() {
+    let rate = |variant: Option<&str>| {
+        let options = SimOptions { games: 300, seed: 5, players: Some(1), ..SimOptions::default() };
+        let report = simulate(temple(variant), &options, &mut |_| {}).expect("sim");
+        report.outcomes["win"] as f64 / report.games as f64
+    };
+    let (base, experts, professionals) = (rate(None), rate(Some("experts")), rate(Some("professionals")));
+    assert!(base > experts + 0.05, "base {base}, experts {experts}");
+    assert!(experts > professionals + 0.02, "experts {experts}, professionals {professionals}");
+}

@@ -14,7 +14,7 @@ use crate::diag::{Diagnostic, Error, FileId, Sources};
 use crate::event::Event;
 use crate::flow::Game;
 use crate::rules::load::LoadOptions;
-use crate::rules::{PropKind, Rules, SeatId, Sight};
+use crate::rules::{PieceId, PropKind, Rules, SeatId, Sight};
 use crate::state::{Stated, StatedChance};
 use crate::view::can_see_piece;
 
@@ -298,26 +298,57 @@ pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, Replay
     Ok(out)
 }
 
-/// The pieces a step turned face up where `seat` could not see them, with the zone each lay in
-/// when it was turned (a piece may move on in the same step: an arrested member to prison).
+/// The pieces `seat` could not see before a step and can see after it (turned face up, or
+/// moved where the seat sees them: a tile laid from a face-down pile), each with the zone it
+/// lay in when it was turned face up (a piece may move on in the same step: an arrested member
+/// to prison), or where it is now.
 fn revealed(rules: &Rules, game: &Game, seat: SeatId, step: &[Event]) -> Option<String> {
-    let mut shown = Vec::new();
-    for (i, e) in step.iter().enumerate() {
-        let Event::Turned { piece, up: true } = e else { continue };
-        // Where the piece was when turned: where its next move in this step took it from, or,
-        // if it did not move again, where it is now.
-        let zone = step[i + 1..]
+    let state = game.state();
+    let mut shown: Vec<PieceId> = Vec::new();
+    let mut considered: Vec<PieceId> = Vec::new();
+    for e in step {
+        let piece = match e {
+            Event::Moved { piece, .. } | Event::Turned { piece, .. } => *piece,
+            _ => continue,
+        };
+        if considered.contains(&piece) {
+            continue;
+        }
+        considered.push(piece);
+        // Where and how the piece lay before the step: its first move says where from, its
+        // first turn how it lay.
+        let zone_before = step
             .iter()
-            .find_map(|later| match later {
-                Event::Moved { piece: p, from, .. } if p == piece => Some(*from),
+            .find_map(|e| match e {
+                Event::Moved { piece: p, from, .. } if *p == piece => Some(*from),
                 _ => None,
             })
-            .unwrap_or_else(|| game.state().zone_of(*piece));
-        if rules.zones[zone as usize].sight(seat) != Sight::All {
-            shown.push(format!("{} in {}", rules.pieces[*piece as usize].name, rules.zones[zone as usize].name));
+            .unwrap_or_else(|| state.zone_of(piece));
+        let up_before = step
+            .iter()
+            .find_map(|e| match e {
+                Event::Turned { piece: p, up } if *p == piece => Some(!up),
+                _ => None,
+            })
+            .unwrap_or_else(|| state.is_face_up(piece));
+        let seen_before = up_before || rules.zones[zone_before as usize].sight(seat) == Sight::All;
+        if !seen_before && can_see_piece(game, Some(seat), piece) {
+            shown.push(piece);
         }
     }
-    (!shown.is_empty()).then(|| shown.join(", "))
+    let describe = |piece: PieceId| {
+        let turned_at = step.iter().position(|e| matches!(e, Event::Turned { piece: p, up: true } if *p == piece));
+        let zone = turned_at
+            .and_then(|i| {
+                step[i + 1..].iter().find_map(|later| match later {
+                    Event::Moved { piece: p, from, .. } if *p == piece => Some(*from),
+                    _ => None,
+                })
+            })
+            .unwrap_or_else(|| state.zone_of(piece));
+        format!("{} in {}", rules.pieces[piece as usize].name, rules.zones[zone as usize].name)
+    };
+    (!shown.is_empty()).then(|| shown.into_iter().map(describe).collect::<Vec<_>>().join(", "))
 }
 
 /// One entry as `seat` may see it (after the step it belongs to).

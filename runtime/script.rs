@@ -65,6 +65,34 @@ impl SeatView {
     }
 }
 
+/// Helpers on plain script values, for agents reading their options.
+fn register_helpers(engine: &mut Engine) {
+    // The index of the first map in `list` that has every key of `pattern` with its value, or
+    // -1: `options.index_matching(#{ action: "activate", gems: 3 })`.
+    engine.register_fn("index_matching", |list: &mut Array, pattern: Map| -> i64 {
+        let matches = |item: &Dynamic| {
+            item.read_lock::<Map>().is_some_and(|m| {
+                pattern.iter().all(|(k, want)| m.get(k.as_str()).is_some_and(|have| same_value(have, want)))
+            })
+        };
+        list.iter().position(matches).map_or(-1, |i| i as i64)
+    });
+}
+
+/// Whether two script values are equal (integers, strings, booleans; other kinds never match).
+fn same_value(a: &Dynamic, b: &Dynamic) -> bool {
+    if let (Ok(x), Ok(y)) = (a.as_int(), b.as_int()) {
+        return x == y;
+    }
+    if let (Ok(x), Ok(y)) = (a.as_bool(), b.as_bool()) {
+        return x == y;
+    }
+    match (a.read_lock::<ImmutableString>(), b.read_lock::<ImmutableString>()) {
+        (Some(x), Some(y)) => *x == *y,
+        _ => false,
+    }
+}
+
 fn register_view(engine: &mut Engine) {
     engine.register_type_with_name::<SeatView>("View");
     engine.register_fn("seat", |v: &mut SeatView| v.defs.seat_names[v.seat as usize].clone());
@@ -784,6 +812,7 @@ impl Scripts {
         engine.on_debug(|_, _, _| {});
         register_api(&mut engine);
         register_view(&mut engine);
+        register_helpers(&mut engine);
 
         // Parameters are constants of the scripts: the optimizer folds them into the code, so
         // `goal` costs nothing at run time (`--set` takes effect because scripts are

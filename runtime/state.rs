@@ -128,6 +128,8 @@ pub struct State {
     /// Events since the start (when recording) for logs, replays and tests.
     pub(crate) events: Vec<Event>,
     pub(crate) recording: bool,
+    /// Bumped by every action and clock move: what a cached listing of options was made for.
+    pub(crate) version: u64,
 }
 
 impl Default for State {
@@ -155,6 +157,7 @@ impl Default for State {
             stated: StatedChance::default(),
             events: Vec::new(),
             recording: false,
+            version: 0,
         }
     }
 }

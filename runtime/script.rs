@@ -68,7 +68,7 @@ impl SeatView {
 /// Helpers on plain script values, for agents reading their options.
 fn register_helpers(engine: &mut Engine) {
     // The index of the first map in `list` that has every key of `pattern` with its value, or
-    // -1: `options.index_matching(#{ action: "activate", gems: 3 })`.
+    // -1: `options.index_matching(#{ action: "move", to: "hall" })`.
     engine.register_fn("index_matching", |list: &mut Array, pattern: Map| -> i64 {
         let matches = |item: &Dynamic| {
             item.read_lock::<Map>().is_some_and(|m| {

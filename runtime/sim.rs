@@ -102,15 +102,32 @@ pub fn play_out_observed(
                 game.phase()
             )));
         }
-        let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
-        game.apply_unchecked(&legal[choice])?;
-        after_each(game)?;
-        decisions += 1;
-        if decisions >= max_decisions {
-            return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));
-        }
+        take_turn(game, agents, seat, &legal, after_each)?;
+        decisions = counted(decisions, max_decisions)?;
     }
     Ok(decisions)
+}
+
+/// `seat`'s agent chooses among `legal`, and its choice is applied; returns the action taken.
+fn take_turn<'a>(
+    game: &mut Game,
+    agents: &mut [Box<dyn Agent>],
+    seat: u8,
+    legal: &'a [crate::state::Action],
+    after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
+) -> Result<&'a crate::state::Action, Error> {
+    let choice = agents[seat as usize].choose(&Decision::new(game, seat, legal))?.min(legal.len() - 1);
+    game.apply_unchecked(&legal[choice])?;
+    after_each(game)?;
+    Ok(&legal[choice])
+}
+
+/// One more decision, or an error once a game has taken too many (a ruleset that never ends).
+fn counted(decisions: u64, max_decisions: u64) -> Result<u64, Error> {
+    if decisions + 1 >= max_decisions {
+        return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));
+    }
+    Ok(decisions + 1)
 }
 
 /// Real time: a seat's agent needs `pace` ms of game time per action (or the action's own
@@ -152,16 +169,11 @@ fn play_out_in_real_time(
         if legal.is_empty() {
             continue;
         }
-        let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
+        let taken = take_turn(game, agents, seat, &legal, after_each)?;
         // The seat is busy for as long as the chosen action takes.
-        let took = game.rules().actions[legal[choice].action as usize].time.unwrap_or(pace);
+        let took = game.rules().actions[taken.action as usize].time.unwrap_or(pace);
         ready[seat as usize] = at + took.max(1);
-        game.apply_unchecked(&legal[choice])?;
-        after_each(game)?;
-        decisions += 1;
-        if decisions >= max_decisions {
-            return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));
-        }
+        decisions = counted(decisions, max_decisions)?;
     }
     Ok(decisions)
 }

@@ -71,9 +71,10 @@ enum Command {
         /// Continue the game logged in FILE where it stopped (and go on logging to it).
         #[arg(long, value_name = "FILE", conflicts_with = "log")]
         resume: Option<PathBuf>,
-        /// Who plays a seat: `--seat red=human --seat blue=random`. Seats not given are
-        /// played by the random agent, except the first, which is yours.
-        #[arg(long = "seat", value_name = "SEAT=human|random", value_parser = parse_set)]
+        /// Who plays a seat: `human`, `random`, or one of the ruleset's agents, as in
+        /// `--seat red=human --seat blue=random`. Seats not given are played by the ruleset's
+        /// default agent, except the first, which is yours.
+        #[arg(long = "seat", value_name = "SEAT=human|random|AGENT", value_parser = parse_set)]
         seats: Vec<(String, String)>,
         /// The game's seed (default: from the time of day).
         #[arg(long)]

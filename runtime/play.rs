@@ -8,11 +8,12 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::rc::Rc;
 
-use tabula::agent::{Agent, Decision, RandomAgent};
+use tabula::agent::{Agent, Decision, RandomAgent, ScriptAgent};
 use tabula::diag::Sources;
+use tabula::event::Event;
 use tabula::event::describe_action;
 use tabula::log::{Recorder, ReplayOptions, header_for, parse, replay_with, rules_for};
-use tabula::sim::agent_seed;
+use tabula::sim::{agent_seed, play_out_observed};
 use tabula::view::view;
 use tabula::{Error, Game, Rules};
 
@@ -62,6 +63,18 @@ fn read_line() -> Option<String> {
         Ok(0) | Err(_) => None,
         Ok(_) => Some(line),
     }
+}
+
+/// Appends what happened since the last call to the log, and flushes it, so that a crash or
+/// Ctrl-C loses nothing.
+fn write_log(log: &mut Option<(std::fs::File, Recorder)>, game: &Game) -> Result<(), Error> {
+    if let Some((file, recorder)) = log {
+        for entry in recorder.take(game) {
+            writeln!(file, "{entry}").map_err(|source| Error::Io { path: "log".into(), source })?;
+        }
+        file.flush().map_err(|source| Error::Io { path: "log".into(), source })?;
+    }
+    Ok(())
 }
 
 /// A game at the terminal, and the log it is written to.
@@ -121,72 +134,68 @@ impl Table {
         self.game.rules().clone()
     }
 
-    /// Appends what happened since the last call to the log, and flushes it, so that a crash
-    /// or Ctrl-C loses nothing.
     fn write_log(&mut self) -> Result<(), Error> {
-        if let Some((file, recorder)) = &mut self.log {
-            for entry in recorder.take(&self.game) {
-                writeln!(file, "{entry}").map_err(|source| Error::Io { path: "log".into(), source })?;
-            }
-            file.flush().map_err(|source| Error::Io { path: "log".into(), source })?;
-        }
-        Ok(())
+        write_log(&mut self.log, &self.game)
     }
 
-    /// Plays the game to its end at the terminal.
-    pub fn play(mut self, seats: &[(String, String)]) -> Result<(), Error> {
+    /// Plays the game to its end at the terminal. Turns come as in simulation: in turn order,
+    /// or, in a real-time game, whenever a seat is ready (a human's action takes the same game
+    /// time as an agent's).
+    pub fn play(self, seats: &[(String, String)]) -> Result<(), Error> {
         let rules = self.rules();
         let players = self.game.players();
         let seed = self.seed;
-        let mut kinds: Vec<&str> = (0..players).map(|s| if s == 0 { "human" } else { "random" }).collect();
+        let mut kinds: Vec<String> =
+            (0..players).map(|s| if s == 0 { "human".into() } else { rules.default_agent.clone() }).collect();
+        let agent_names: Vec<&str> =
+            ["human", "random"].into_iter().chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
         for (seat, kind) in seats {
             let Some(id) = rules.seat(seat).filter(|&s| s < players) else {
                 let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
                 return Err(Error::Input(format!("--seat {seat}: expected one of {}", names.join(", "))));
             };
-            if kind != "human" && kind != "random" {
-                return Err(Error::Input(format!("--seat {seat}={kind}: expected human or random")));
+            if !agent_names.contains(&kind.as_str()) {
+                return Err(Error::Input(format!("--seat {seat}={kind}: expected one of {}", agent_names.join(", "))));
             }
-            kinds[id as usize] = if kind == "human" { "human" } else { "random" };
+            kinds[id as usize] = kind.clone();
         }
-        let humans = kinds.iter().filter(|k| **k == "human").count();
-        let mut agents: Vec<Box<dyn Agent>> = kinds
-            .iter()
-            .enumerate()
-            .map(|(s, kind)| -> Box<dyn Agent> {
-                if *kind == "human" {
-                    Box::new(Human { seat_name: rules.seats[s].name.clone(), shared_screen: humans > 1 })
-                } else {
-                    Box::new(RandomAgent::new(agent_seed(seed, s as u8)))
-                }
-            })
-            .collect();
+        let humans = kinds.iter().filter(|k| *k == "human").count();
+        let mut agents: Vec<Box<dyn Agent>> = Vec::new();
+        for (s, kind) in kinds.iter().enumerate() {
+            agents.push(match kind.as_str() {
+                "human" => Box::new(Human { seat_name: rules.seats[s].name.clone(), shared_screen: humans > 1 }),
+                "random" => Box::new(RandomAgent::new(agent_seed(seed, s as u8))),
+                name => Box::new(
+                    ScriptAgent::new(rules.clone(), name).ok_or_else(|| Error::Input(format!("no agent `{name}`")))?,
+                ),
+            });
+        }
         println!("{} — seed {seed}", rules.name);
         for (s, kind) in kinds.iter().enumerate() {
             println!("  {}: {kind}", rules.seats[s].name);
         }
-        while !self.game.is_over() {
-            let Some(&seat) = self.game.to_act().first() else {
-                return Err(Error::Input(format!("the game is stuck in phase `{}`", self.game.phase())));
-            };
-            let legal = self.game.legal_actions(seat)?;
-            if legal.is_empty() {
-                return Err(Error::Input(format!("{} has no legal action", rules.seats[seat as usize].name)));
-            }
-            let choice = agents[seat as usize].choose(&Decision::new(&self.game, seat, &legal))?.min(legal.len() - 1);
-            if kinds[seat as usize] != "human" && humans > 0 {
-                // Say that an agent acted without saying how when its action is secret.
-                let def = &rules.actions[legal[choice].action as usize];
-                if def.secret {
-                    println!("{} takes a secret {} action", rules.seats[seat as usize].name, def.name);
-                } else {
-                    println!("{}", describe_action(&rules, &legal[choice]));
+        let Table { mut game, mut log, .. } = self;
+        let mut told = game.events().len();
+        let mut after_each = |game: &Game| -> Result<(), Error> {
+            // Tell the humans what the agents did, without the arguments of secret actions.
+            for event in &game.events()[told..] {
+                if let Event::Acted { action, .. } = event
+                    && kinds[action.seat as usize] != "human"
+                    && humans > 0
+                {
+                    let def = &rules.actions[action.action as usize];
+                    if def.secret {
+                        println!("{} takes a secret {} action", rules.seats[action.seat as usize].name, def.name);
+                    } else {
+                        println!("{}", describe_action(&rules, action));
+                    }
                 }
             }
-            self.game.apply(&legal[choice])?;
-            self.write_log()?;
-        }
-        println!("\n{}", view(&self.game, None).render());
+            told = game.events().len();
+            write_log(&mut log, game)
+        };
+        play_out_observed(&mut game, &mut agents, 10_000_000, &mut after_each)?;
+        println!("\n{}", view(&game, None).render());
         Ok(())
     }
 }

@@ -84,3 +84,14 @@ fn schema_prints_the_committed_schema() {
     let committed = std::fs::read_to_string("schema/ruleset.schema.json").expect("schema file");
     assert!(out == committed, "`tabula schema` differs from schema/ruleset.schema.json");
 }
+
+#[test]
+fn a_human_plays_a_real_time_game_with_agent_teammates() {
+    // Before the terminal player used the simulator's scheduler, the first seat of a real-time
+    // phase was always the one asked, and the agents never acted.
+    let (ok, out, err) = tabula(&["play", "temple", "--players", "2", "--seed", "3"], &"1\n".repeat(2000));
+    assert!(ok, "{err}");
+    assert!(out.contains("blue: heuristic"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("blue: ")), "the heuristic teammate never acted");
+    assert!(out.contains("game over: "));
+}

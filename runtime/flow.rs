@@ -23,13 +23,20 @@ const MAX_SILENT_PHASES: u32 = 10_000;
 const MAX_INT_DOMAIN: i64 = 1_000;
 
 /// One game in progress: the rules it is played by and its state.
-#[derive(Clone)]
 pub struct Game {
     rules: Rc<Rules>,
     state: State,
     /// The last list an `options` hook returned, as the hook wrote it: (state version, seat,
     /// list). A script agent choosing right after is handed the same list.
     listed: std::cell::RefCell<Option<(u64, SeatId, rhai::Array)>>,
+}
+
+/// A clone is the rules (shared) and a copy of the state; the cached options list is not copied
+/// (search agents clone a game at every step, and the clone starts a new line of play anyway).
+impl Clone for Game {
+    fn clone(&self) -> Self {
+        Game { rules: self.rules.clone(), state: self.state.clone(), listed: std::cell::RefCell::new(None) }
+    }
 }
 
 impl std::fmt::Debug for Game {

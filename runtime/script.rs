@@ -792,6 +792,7 @@ fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()>
     let group = s.next_group;
     s.next_group += 1;
     s.prompts.push_back(Prompt { seat: seat_id, action: action_id, fixed: args, group, while_hook: None });
+    s.changes += 1;
     Ok(())
 }
 

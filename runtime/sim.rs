@@ -133,7 +133,8 @@ fn counted(decisions: u64, max_decisions: u64) -> Result<u64, Error> {
 /// Real time: a seat's agent needs `pace` ms of game time per action (or the action's own
 /// `time`). The seat whose agent is ready first acts (ties go to the earlier seat), at that game
 /// time, after the timers the clock passes on the way. A seat with nothing to do waits one pace
-/// and looks again.
+/// and looks again. A seat whose action changed nothing (a roll that kept every die) waits
+/// until something in the game changes: asking it again before would get the same answer.
 fn play_out_in_real_time(
     game: &mut Game,
     agents: &mut [Box<dyn Agent>],
@@ -142,9 +143,12 @@ fn play_out_in_real_time(
     after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
 ) -> Result<u64, Error> {
     let mut ready = vec![game.clock(); game.players() as usize];
+    // For a seat whose last action changed nothing: the game's change count at that moment.
+    let mut idle_since: Vec<Option<u64>> = vec![None; game.players() as usize];
     let (mut decisions, mut looks) = (0u64, 0u64);
     while !game.is_over() {
-        let waiting = game.to_act();
+        let changes = game.state().changes();
+        let waiting: Vec<u8> = game.to_act().into_iter().filter(|&s| idle_since[s as usize] != Some(changes)).collect();
         let Some(seat) = waiting.iter().copied().min_by_key(|&s| (ready[s as usize], s)) else {
             // Nobody may act: let the clock run to the next timer.
             match game.next_timer_at() {
@@ -169,7 +173,9 @@ fn play_out_in_real_time(
         if legal.is_empty() {
             continue;
         }
+        let before = game.state().changes();
         let taken = take_turn(game, agents, seat, &legal, after_each)?;
+        idle_since[seat as usize] = (game.state().changes() == before).then_some(before);
         // The seat is busy for as long as the chosen action takes.
         let took = game.rules().actions[taken.action as usize].time.unwrap_or(pace);
         ready[seat as usize] = at + took.max(1);

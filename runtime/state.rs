@@ -130,6 +130,8 @@ pub struct State {
     pub(crate) recording: bool,
     /// Bumped by every action and clock move: what a cached listing of options was made for.
     pub(crate) version: u64,
+    /// Changes so far (see `changes`).
+    pub(crate) changes: u64,
 }
 
 impl Default for State {
@@ -158,6 +160,7 @@ impl Default for State {
             events: Vec::new(),
             recording: false,
             version: 0,
+            changes: 0,
         }
     }
 }
@@ -188,9 +191,20 @@ impl State {
     }
 
     pub(crate) fn emit(&mut self, event: Event) {
+        // Every change of the game goes through here, recorded or not: the count tells whether
+        // anything happened between two moments (taking an action is not itself a change).
+        if !matches!(event, Event::Acted { .. }) {
+            self.changes += 1;
+        }
         if self.recording {
             self.events.push(event);
         }
+    }
+
+    /// How many changes the game has seen (moves, turns, properties, counters, chance, timers,
+    /// phases...). An action after which this is unchanged changed nothing.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// The zone a piece is in.

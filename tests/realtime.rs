@@ -87,3 +87,36 @@ fn sim_uses_the_default_agent_or_the_one_named() {
     assert!(!ok);
     assert!(err.contains("no agent `genius` in realtime: expected one of random, eager, peeker"), "{err}");
 }
+
+#[test]
+fn a_seat_whose_action_changed_nothing_waits_until_something_happens() {
+    let rules = Rc::new(
+        tabula::load(
+            "tests/fixtures/realtime",
+            &LoadOptions { variants: vec![], overrides: vec![("tokens".into(), "4".into())] },
+        )
+        .expect("loads"),
+    );
+    let mut game = Game::recorded(rules.clone(), 2, 1).expect("start");
+    let mut agents = agents_for(&rules, "eager", 2, 1).expect("agents");
+    play_out(&mut game, &mut agents, 10_000).expect("plays");
+    let lines: Vec<String> = record(&game, Some(1)).entries.iter().map(|e| e.to_string()).collect();
+    // Four tokens are taken; then resting changes nothing, so both seats wait: nobody is asked
+    // at 0:45, only after the gong at 1:00 changes something, and not again before the end.
+    assert_eq!(
+        lines,
+        [
+            "red 00:00.000: take",
+            "blue 00:00.000: take",
+            "red 00:15.000: take",
+            "blue 00:15.000: take",
+            "red 00:30.000: rest",
+            "blue 00:30.000: rest",
+            "clock 01:00.000 # gong",
+            "red 01:00.000: rest",
+            "blue 01:00.000: rest",
+            "clock 02:00.000 # end",
+            "result time_up",
+        ]
+    );
+}

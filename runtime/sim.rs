@@ -171,6 +171,8 @@ fn play_out_in_real_time(
         }
         let legal = game.legal_actions(seat)?;
         if legal.is_empty() {
+            // Nothing to do now (a player already out of the game): wait until something changes.
+            idle_since[seat as usize] = Some(game.state().changes());
             continue;
         }
         let before = game.state().changes();

@@ -105,12 +105,8 @@ impl ScriptAgent {
 impl Agent for ScriptAgent {
     fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error> {
         let defs = &self.rules;
-        // The options hook's own list when it was just made for this decision (same actions,
-        // same order), else the legal actions written as maps.
-        let options = match decision.game().listed_for(decision.seat()) {
-            Some(list) if list.len() == decision.legal().len() => list,
-            _ => decision.legal().iter().map(|a| rhai::Dynamic::from_map(crate::script::action_map(defs, a))).collect(),
-        };
+        let options =
+            decision.legal().iter().map(|a| rhai::Dynamic::from_map(crate::script::action_map(defs, a))).collect();
         let index = defs.scripts.call_agent(self.choose, decision.game().state(), decision.seat(), options)?;
         if (0..decision.legal().len() as i64).contains(&index) {
             Ok(index as usize)

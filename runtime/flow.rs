@@ -23,20 +23,10 @@ const MAX_SILENT_PHASES: u32 = 10_000;
 const MAX_INT_DOMAIN: i64 = 1_000;
 
 /// One game in progress: the rules it is played by and its state.
+#[derive(Clone)]
 pub struct Game {
     rules: Rc<Rules>,
     state: State,
-    /// The last list an `options` hook returned, as the hook wrote it: (state version, seat,
-    /// list). A script agent choosing right after is handed the same list.
-    listed: std::cell::RefCell<Option<(u64, SeatId, rhai::Array)>>,
-}
-
-/// A clone is the rules (shared) and a copy of the state; the cached options list is not copied
-/// (search agents clone a game at every step, and the clone starts a new line of play anyway).
-impl Clone for Game {
-    fn clone(&self) -> Self {
-        Game { rules: self.rules.clone(), state: self.state.clone(), listed: std::cell::RefCell::new(None) }
-    }
 }
 
 impl std::fmt::Debug for Game {
@@ -88,7 +78,7 @@ impl Game {
         let mut state = State::initial(&rules, players, seed);
         state.recording = recording;
         state.stated = stated;
-        let mut game = Game { rules, state, listed: std::cell::RefCell::new(None) };
+        let mut game = Game { rules, state };
         game.advance()?;
         Ok(game)
     }
@@ -195,7 +185,6 @@ impl Game {
             Error::Script(Box::new(crate::diag::Diagnostic::new(format!("options hook `{hook_name}`: {message}"))))
         };
         let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
-        *self.listed.borrow_mut() = Some((self.state.version, seat, items.clone()));
         let phase = &defs.phases[self.state.phase as usize];
         let mut out = Vec::with_capacity(items.len());
         for item in &items {
@@ -383,15 +372,6 @@ impl Game {
         }
     }
 
-    /// The list the phase's `options` hook last returned for `seat`, if it was made for the
-    /// game as it is now (script agents get it as their options).
-    pub(crate) fn listed_for(&self, seat: SeatId) -> Option<rhai::Array> {
-        match &*self.listed.borrow() {
-            Some((version, s, list)) if *version == self.state.version && *s == seat => Some(list.clone()),
-            _ => None,
-        }
-    }
-
     /// Turns event recording on or off (a replay that only checks a log need not record).
     pub fn set_recording(&mut self, on: bool) {
         self.state.recording = on;
@@ -419,7 +399,6 @@ impl Game {
     /// Applies an action taken from `legal_actions` without checking it again (simulation).
     pub fn apply_unchecked(&mut self, action: &Action) -> Result<(), Error> {
         let defs = self.rules.clone();
-        self.state.version += 1;
         if let Some(p) = self.state.prompts.front()
             && p.seat == action.seat
             && p.action == action.action
@@ -463,9 +442,6 @@ impl Game {
             return Err(Error::Input(format!("the clock cannot go back from {} to {ms} ms", self.state.clock)));
         }
         let defs = self.rules.clone();
-        if ms != self.state.clock {
-            self.state.version += 1;
-        }
         while let Some(t) = defs.timers.get(self.state.next_timer) {
             if t.at > ms || self.is_over() {
                 break;

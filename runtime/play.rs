@@ -101,7 +101,7 @@ impl Table {
             }
             writeln!(file).map_err(io(path))?;
             table.log = Some((file, Recorder::default()));
-            table.write_log()?;
+            write_log(&mut table.log, &table.game)?;
         }
         Ok(table)
     }
@@ -132,10 +132,6 @@ impl Table {
     /// The rules being played.
     pub fn rules(&self) -> Rc<Rules> {
         self.game.rules().clone()
-    }
-
-    fn write_log(&mut self) -> Result<(), Error> {
-        write_log(&mut self.log, &self.game)
     }
 
     /// Plays the game to its end at the terminal. Turns come as in simulation: in turn order,

@@ -128,8 +128,6 @@ pub struct State {
     /// Events since the start (when recording) for logs, replays and tests.
     pub(crate) events: Vec<Event>,
     pub(crate) recording: bool,
-    /// Bumped by every action and clock move: what a cached listing of options was made for.
-    pub(crate) version: u64,
     /// Changes so far (see `changes`).
     pub(crate) changes: u64,
 }
@@ -159,7 +157,6 @@ impl Default for State {
             stated: StatedChance::default(),
             events: Vec::new(),
             recording: false,
-            version: 0,
             changes: 0,
         }
     }

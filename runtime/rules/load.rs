@@ -4,7 +4,6 @@
 //! Each is reported at the span of the offending value in the file it came from, which is why
 //! entries keep the id of their file through the variant merge.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -337,64 +336,50 @@ impl Loader<'_> {
         id
     }
 
-    /// Resolves a name against an index, reporting what exists when it does not.
-    fn lookup<T: Copy>(
+    /// The id a name resolved to, or a diagnostic listing the names that exist (built only
+    /// then: most names resolve).
+    fn known<T>(
         &mut self,
         what: &str,
-        index: &HashMap<String, T>,
-        names: &[String],
+        found: Option<T>,
         name: &Name,
         file: FileId,
+        names: impl Fn(&Defs) -> Vec<String>,
     ) -> Option<T> {
-        match index.get(&name.value) {
-            Some(&id) => Some(id),
-            None => {
-                let d = self
-                    .err(file, name.span.clone(), format!("unknown {what} `{}`", name.value))
-                    .expected(format!("a {what} name: {}", one_of(names.iter())))
-                    .found(format!("`{}`", name.value));
-                self.push(d);
-                None
-            }
+        if found.is_none() {
+            let d = self
+                .err(file, name.span.clone(), format!("unknown {what} `{}`", name.value))
+                .expected(format!("a {what} name: {}", one_of(names(&self.defs).iter())))
+                .found(format!("`{}`", name.value));
+            self.push(d);
         }
+        found
     }
 
     fn zone_ref(&mut self, name: &Name, file: FileId) -> Option<ZoneId> {
-        let names: Vec<String> = self.defs.zones.iter().map(|z| z.name.clone()).collect();
-        let index = std::mem::take(&mut self.defs.zone_index);
-        let r = self.lookup("zone", &index, &names, name, file);
-        self.defs.zone_index = index;
-        r
+        let found = self.defs.zone(&name.value);
+        self.known("zone", found, name, file, |d| d.zones.iter().map(|z| z.name.clone()).collect())
     }
 
     fn seat_ref(&mut self, name: &Name, file: FileId) -> Option<SeatId> {
-        let names: Vec<String> = self.defs.seats.iter().map(|s| s.name.clone()).collect();
-        let index = std::mem::take(&mut self.defs.seat_index);
-        let r = self.lookup("seat", &index, &names, name, file);
-        self.defs.seat_index = index;
-        r
+        let found = self.defs.seat(&name.value);
+        self.known("seat", found, name, file, |d| d.seats.iter().map(|s| s.name.clone()).collect())
     }
 
     fn kind_ref(&mut self, name: &Name, file: FileId) -> Option<KindId> {
-        let names: Vec<String> = self.defs.kinds.iter().map(|k| k.name.clone()).collect();
-        let index: HashMap<String, KindId> = names.iter().enumerate().map(|(i, n)| (n.clone(), i as KindId)).collect();
-        self.lookup("component kind", &index, &names, name, file)
+        let found = self.defs.kinds.iter().position(|k| k.name == name.value).map(|i| i as KindId);
+        self.known("component kind", found, name, file, |d| d.kinds.iter().map(|k| k.name.clone()).collect())
     }
 
     fn action_ref(&mut self, name: &Name, file: FileId) -> Option<ActionId> {
-        let names: Vec<String> = self.defs.actions.iter().map(|a| a.name.clone()).collect();
-        let index = std::mem::take(&mut self.defs.action_index);
-        let r = self.lookup("action", &index, &names, name, file);
-        self.defs.action_index = index;
-        r
+        let found = self.defs.action(&name.value);
+        self.known("action", found, name, file, |d| d.actions.iter().map(|a| a.name.clone()).collect())
     }
 
     fn phase_ref(&mut self, name: &Name, file: FileId) -> Option<PhaseId> {
+        let found = self.defs.phase(&name.value);
         let names: Vec<String> = self.merged.phases.keys().cloned().collect();
-        let index = std::mem::take(&mut self.defs.phase_index);
-        let r = self.lookup("phase", &index, &names, name, file);
-        self.defs.phase_index = index;
-        r
+        self.known("phase", found, name, file, move |_| names.clone())
     }
 
     fn hook(&mut self, name: &Name, file: FileId, arity: usize) -> HookId {

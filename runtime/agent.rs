@@ -48,11 +48,58 @@ impl<'a> Decision<'a> {
     }
 }
 
+/// A seat's moment to act, before any option is listed: for agents that work out their action
+/// themselves (`Agent::plan`).
+pub struct Turn<'a> {
+    game: &'a Game,
+    seat: SeatId,
+}
+
+impl<'a> Turn<'a> {
+    /// `seat`'s turn in `game`.
+    pub fn new(game: &'a Game, seat: SeatId) -> Self {
+        Turn { game, seat }
+    }
+
+    /// The seat to act.
+    pub fn seat(&self) -> SeatId {
+        self.seat
+    }
+
+    /// What the seat knows of the game.
+    pub fn view(&self) -> View {
+        view(self.game, Some(self.seat))
+    }
+
+    /// The game, for agents inside the crate that apply visibility themselves.
+    pub(crate) fn game(&self) -> &Game {
+        self.game
+    }
+}
+
+/// What an agent makes of its turn before seeing the options.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plan {
+    /// List the legal actions and let me `choose` (what most agents do).
+    Choose,
+    /// Take this action (the caller checks that it is legal).
+    Take(Action),
+    /// Do nothing for now (real time: the seat waits until something changes).
+    Wait,
+}
+
 /// Something that picks an action.
 pub trait Agent {
     /// The index of the chosen action in `decision.legal()`, or why none could be chosen (an
     /// agent written in a script can fail).
     fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error>;
+
+    /// Asked first at every turn. An agent that works its action out itself returns it here,
+    /// and the options are never listed (listing them can cost more than deciding). The
+    /// default asks for the list.
+    fn plan(&mut self, _turn: &Turn) -> Result<Plan, crate::Error> {
+        Ok(Plan::Choose)
+    }
 }
 
 /// Picks uniformly at random among the legal actions, from its own seeded generator.
@@ -85,11 +132,12 @@ impl Agent for FirstLegal {
     }
 }
 
-/// An agent written in the ruleset's scripts (`[agents.<name>]`): its `choose` function gets the
-/// seat's `view` (only what the seat may know) and the options as maps, and returns an index.
+/// An agent written in the ruleset's scripts (`[agents.<name>]`). A `choose` agent gets the
+/// seat's `view` (only what the seat may know) and the options as maps, and returns an index;
+/// an `act` agent gets the view alone and returns the action as a map, or `()` to wait.
 pub struct ScriptAgent {
     rules: std::rc::Rc<crate::rules::Rules>,
-    choose: crate::rules::HookId,
+    decides: crate::rules::AgentHook,
     name: String,
 }
 
@@ -97,17 +145,34 @@ impl ScriptAgent {
     /// The ruleset's agent of that name, if it has one.
     pub fn new(rules: std::rc::Rc<crate::rules::Rules>, name: &str) -> Option<Self> {
         let def = rules.agents.iter().find(|a| a.name == name)?;
-        let choose = def.choose;
-        Some(ScriptAgent { rules, choose, name: name.to_string() })
+        let decides = def.decides;
+        Some(ScriptAgent { rules, decides, name: name.to_string() })
     }
 }
 
 impl Agent for ScriptAgent {
     fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error> {
+        let hook = match self.decides {
+            crate::rules::AgentHook::Choose(hook) => hook,
+            // An `act` agent asked to choose (a caller that lists first): find its action.
+            crate::rules::AgentHook::Act(_) => {
+                let plan = self.plan(&Turn::new(decision.game(), decision.seat()))?;
+                return match plan {
+                    Plan::Take(action) => decision.legal().iter().position(|a| *a == action).ok_or_else(|| {
+                        crate::Error::Input(format!(
+                            "agent `{}` chose `{}`, which is not one of its options",
+                            self.name,
+                            crate::event::describe_action(&self.rules, &action)
+                        ))
+                    }),
+                    _ => Err(crate::Error::Input(format!("agent `{}` waited where it had to choose", self.name))),
+                };
+            }
+        };
         let defs = &self.rules;
         let options =
             decision.legal().iter().map(|a| rhai::Dynamic::from_map(crate::script::action_map(defs, a))).collect();
-        let index = defs.scripts.call_agent(self.choose, decision.game().state(), decision.seat(), options)?;
+        let index = defs.scripts.call_agent(hook, decision.game().state(), decision.seat(), options)?;
         if (0..decision.legal().len() as i64).contains(&index) {
             Ok(index as usize)
         } else {
@@ -117,5 +182,17 @@ impl Agent for ScriptAgent {
                 decision.legal().len()
             )))
         }
+    }
+
+    fn plan(&mut self, turn: &Turn) -> Result<Plan, crate::Error> {
+        let crate::rules::AgentHook::Act(hook) = self.decides else { return Ok(Plan::Choose) };
+        let defs = &self.rules;
+        let value = defs.scripts.call_agent_act(hook, turn.game().state(), turn.seat())?;
+        if value.is_unit() {
+            return Ok(Plan::Wait);
+        }
+        crate::script::map_action(defs, turn.seat(), &value)
+            .map(Plan::Take)
+            .map_err(|e| crate::Error::Input(format!("agent `{}` returned no action it could take: {e}", self.name)))
     }
 }

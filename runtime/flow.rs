@@ -172,6 +172,26 @@ impl Game {
         Ok(out)
     }
 
+    /// Every standing action of `seat` that the action's domains and `legal` hooks allow,
+    /// ignoring the phase's `options` hook. In a phase with both, this must equal
+    /// `legal_actions` (for the actions with a `legal` hook): tests of a ruleset check it.
+    pub fn legal_by_hooks(&self, seat: SeatId) -> Result<Vec<Action>, Error> {
+        let mut out = Vec::new();
+        let phase = &self.rules.phases[self.state.phase as usize];
+        if self.is_over()
+            || self.state.prompts.front().is_some()
+            || !phase.active.contains(&seat)
+            || seat >= self.state.players
+        {
+            return Ok(out);
+        }
+        for &a in &phase.actions {
+            let free = vec![None; self.rules.actions[a as usize].params.len()];
+            self.enumerate(seat, a, &free, &mut out)?;
+        }
+        Ok(out)
+    }
+
     /// The standing actions a phase's `options` hook lists for a seat (it runs on a copy of
     /// the state: listing options must not change the game).
     fn listed_options(&self, hook: HookId, seat: SeatId) -> Result<Vec<Action>, Error> {
@@ -346,8 +366,14 @@ impl Game {
             d.params.len() == action.args.len()
                 && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, a))
         });
+        // In a phase with an `options` hook, an action with its own `legal` hook is checked by
+        // that hook alone, without listing every option (the two must agree:
+        // `legal_by_hooks` lets tests check that they do).
+        let has_legal_hook = defs.actions.get(action.action as usize).is_some_and(|d| d.legal.is_some());
         let listed = match (self.state.prompts.front(), defs.phases[self.state.phase as usize].options) {
-            (None, Some(hook)) if answers => self.listed_options(hook, action.seat)?.contains(action),
+            (None, Some(hook)) if answers && !has_legal_hook => {
+                self.listed_options(hook, action.seat)?.contains(action)
+            }
             _ => true,
         };
         if answers && listed && in_domains && self.refusal(action).is_none() && self.passes_legal_hook(action)? {

@@ -102,6 +102,14 @@ fn register_view(engine: &mut Engine) {
         v.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
     });
     engine.register_fn("clock", |v: &mut SeatView| v.state.borrow().clock);
+    // The action the seat is asked for by a pending prompt (`"give"`), or `()`.
+    engine.register_fn("prompt", |v: &mut SeatView| -> Dynamic {
+        let s = v.state.borrow();
+        match s.prompts.front() {
+            Some(p) if p.seat == v.seat => Dynamic::from(v.defs.actions[p.action as usize].name.clone()),
+            _ => Dynamic::UNIT,
+        }
+    });
     engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
     engine.register_fn("counter", |v: &mut SeatView, name: &str| -> RhaiResult<i64> {
         let Some(c) = v.defs.counter(name) else { return fail(format!("no counter named `{name}`")) };
@@ -145,10 +153,10 @@ fn register_view(engine: &mut Engine) {
     });
     engine.register_fn("prop", |v: &mut SeatView, piece: i64, name: &str| -> RhaiResult<Dynamic> {
         let p = v.seen(piece)?;
-        let Some(def) = v.defs.prop_def(p, name) else {
+        let Some((slot, def)) = v.defs.prop_ref(p, name) else {
             return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
         };
-        let value = v.state.borrow().prop(v.defs.prop_slot(p, name).unwrap_or(0));
+        let value = v.state.borrow().prop(slot);
         let api = GameApi { state: v.state.clone(), defs: v.defs.clone() };
         Ok(api.prop_dynamic(&def.kind, value))
     });
@@ -173,6 +181,10 @@ fn register_view(engine: &mut Engine) {
         let p = v.seen(from)?;
         let f = Filter::new(&v.defs, &filter)?;
         Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &f, Some(v.seat)))
+    });
+    engine.register_fn("linked", |v: &mut SeatView, from: i64, links: Array| -> RhaiResult<Array> {
+        let p = v.seen(from)?;
+        linked(&v.defs, &v.state.borrow(), p, &link_names(&links)?, Some(v.seat))
     });
     engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
         v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
@@ -421,10 +433,9 @@ fn register_api(engine: &mut Engine) {
     });
     engine.register_fn("prop", |g: &mut GameApi, piece: i64, name: &str| -> RhaiResult<Dynamic> {
         let p = g.piece(piece)?;
-        let Some(def) = g.defs.prop_def(p, name) else {
+        let Some((slot, def)) = g.defs.prop_ref(p, name) else {
             return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
         };
-        let slot = g.defs.prop_slot(p, name).unwrap_or(0);
         Ok(g.prop_dynamic(&def.kind, g.state.borrow().prop(slot)))
     });
     engine.register_fn("set_prop", |g: &mut GameApi, piece: i64, name: &str, value: Dynamic| -> RhaiResult<()> {
@@ -457,6 +468,10 @@ fn register_api(engine: &mut Engine) {
         let p = g.piece(from)?;
         let f = Filter::new(&g.defs, &filter)?;
         Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &f, None))
+    });
+    engine.register_fn("linked", |g: &mut GameApi, from: i64, links: Array| -> RhaiResult<Array> {
+        let p = g.piece(from)?;
+        linked(&g.defs, &g.state.borrow(), p, &link_names(&links)?, None)
     });
     engine.register_fn("count_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<i64> {
         let z = g.zone(zone)?;
@@ -554,6 +569,23 @@ fn register_api(engine: &mut Engine) {
         let prop =
             kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
         Ok(g.prop_dynamic(&prop, face))
+    });
+
+    // Rolls every die in a zone, in the zone's order, except those showing `keep` (a face; a
+    // word that is no face keeps none). Returns how many were rolled.
+    engine.register_fn("roll_keeping", |g: &mut GameApi, zone: &str, keep: &str| -> RhaiResult<i64> {
+        let z = g.zone(zone)?;
+        let keep = g.defs.symbol(keep).map(i64::from);
+        let mut s = g.state.borrow_mut();
+        let mut rolled = 0;
+        for p in s.pieces_in(&g.defs, z) {
+            let shows = g.defs.prop_slot(p, "face").map(|slot| s.prop(slot));
+            if shows.is_none() || shows != keep {
+                s.roll(&g.defs, p)?;
+                rolled += 1;
+            }
+        }
+        Ok(rolled)
     });
 
     // The board graph.
@@ -673,10 +705,19 @@ fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<Seat
         if !crate::view::visible(defs, state, seat, zone, p) {
             continue;
         }
-        let (Some(def), Some(slot)) = (defs.prop_def(p, prop), defs.prop_slot(p, prop)) else { continue };
-        let key = defs.show_prop(&def.kind, state.prop(slot));
-        let n = out.get(key.as_str()).and_then(|v| v.as_int().ok()).unwrap_or(0);
-        out.insert(key.into(), Dynamic::from_int(n + 1));
+        let Some((slot, def)) = defs.prop_ref(p, prop) else { continue };
+        let value = state.prop(slot);
+        // Words (dice faces) are counted under their own name, with no string built.
+        let name: std::borrow::Cow<str> = match (&def.kind, defs.symbols.get(value as usize)) {
+            (PropKind::Word(_), Some(word)) => word.as_str().into(),
+            _ => defs.show_prop(&def.kind, value).into(),
+        };
+        match out.get_mut(name.as_ref()) {
+            Some(n) => *n = Dynamic::from_int(n.as_int().unwrap_or(0) + 1),
+            None => {
+                out.insert(name.as_ref().into(), Dynamic::from_int(1));
+            }
+        }
     }
     out
 }
@@ -703,7 +744,7 @@ fn nearest(
             return Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(here))]);
         }
         for link in links {
-            let (Some(def), Some(slot)) = (defs.prop_def(here, link), defs.prop_slot(here, link)) else { continue };
+            let Some((slot, def)) = defs.prop_ref(here, link) else { continue };
             if !matches!(def.kind, PropKind::Piece(_)) {
                 continue;
             }
@@ -721,6 +762,36 @@ fn nearest(
         }
     }
     Dynamic::UNIT
+}
+
+/// The pieces piece `from` links to through its piece-valued properties `links`, in that order,
+/// leaving out links that are unset (and pieces `seat` cannot see). A name that is not a
+/// piece-valued property of `from` is an error, so that a misspelt link is not silently empty.
+fn linked(
+    defs: &Defs,
+    state: &State,
+    from: PieceId,
+    links: &[ImmutableString],
+    seat: Option<SeatId>,
+) -> RhaiResult<Array> {
+    let mut out = Array::new();
+    for link in links {
+        let Some((slot, def)) = defs.prop_ref(from, link) else {
+            return fail(format!("{} has no property `{link}`", defs.pieces[from as usize].name));
+        };
+        if !matches!(def.kind, PropKind::Piece(_)) {
+            return fail(format!("{}.{link} is not a piece", defs.pieces[from as usize].name));
+        }
+        let next = state.prop(slot);
+        if next < 0 || next as usize >= defs.pieces.len() {
+            continue;
+        }
+        let next = next as PieceId;
+        if crate::view::visible(defs, state, seat, state.zone_of(next), next) {
+            out.push(Dynamic::from_int(i64::from(next)));
+        }
+    }
+    Ok(out)
 }
 
 fn link_names(links: &Array) -> RhaiResult<Vec<ImmutableString>> {
@@ -763,8 +834,8 @@ impl Filter {
             return false;
         }
         self.props.iter().all(|(name, want)| {
-            let Some(def) = defs.prop_def(piece, name) else { return false };
-            let value = state.prop(defs.prop_slot(piece, name).unwrap_or(0));
+            let Some((slot, def)) = defs.prop_ref(piece, name) else { return false };
+            let value = state.prop(slot);
             match &def.kind {
                 PropKind::Word(_) => want
                     .read_lock::<ImmutableString>()
@@ -906,24 +977,32 @@ impl Scripts {
     /// copy of the state, so it cannot change the game.
     pub(crate) fn call_agent(&self, hook: HookId, state: &State, seat: SeatId, options: Array) -> Result<i64, Error> {
         let name = &self.defs.hooks[hook as usize].name;
+        self.call_view(hook, state, seat, Some(options))?.as_int().map_err(|t| {
+            Error::Script(Box::new(Diagnostic::new(format!(
+                "agent `{name}` must return the index of an option, not a {t}"
+            ))))
+        })
+    }
+
+    /// Asks an agent written in the scripts for the action `seat` takes (a map, or `()` to
+    /// wait), seeing the game as `call_agent` does.
+    pub(crate) fn call_agent_act(&self, hook: HookId, state: &State, seat: SeatId) -> Result<Dynamic, Error> {
+        self.call_view(hook, state, seat, None)
+    }
+
+    fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
+        let name = &self.defs.hooks[hook as usize].name;
         *self.cell.borrow_mut() = state.clone();
         let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-        let result = self.engine.call_fn_with_options::<Dynamic>(
-            call_options,
-            &mut Scope::new(),
-            &self.ast,
-            name,
-            (view, options),
-        );
-        match result {
-            Ok(v) => v.as_int().map_err(|t| {
-                Error::Script(Box::new(Diagnostic::new(format!(
-                    "agent `{name}` must return the index of an option, not a {t}"
-                ))))
-            }),
-            Err(e) => Err(Error::Script(Box::new(self.diagnose(name, &e)))),
-        }
+        let mut scope = Scope::new();
+        let result = match options {
+            Some(options) => {
+                self.engine.call_fn_with_options::<Dynamic>(call_options, &mut scope, &self.ast, name, (view, options))
+            }
+            None => self.engine.call_fn_with_options::<Dynamic>(call_options, &mut scope, &self.ast, name, (view,)),
+        };
+        result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
     }
 
     /// Runs a hook whose return value does not matter.

@@ -9,7 +9,7 @@ use std::time::Instant;
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::agent::{Agent, Decision, RandomAgent, ScriptAgent};
+use crate::agent::{Agent, Decision, Plan, RandomAgent, ScriptAgent, Turn};
 use crate::diag::Error;
 use crate::flow::Game;
 use crate::rng::Rng;
@@ -94,15 +94,26 @@ pub fn play_out_observed(
                 game.phase()
             )));
         };
-        let legal = game.legal_actions(seat)?;
-        if legal.is_empty() {
-            return Err(Error::Input(format!(
-                "{} must decide in phase `{}` but has no legal action",
-                game.rules().seats[seat as usize].name,
-                game.phase()
-            )));
+        match agents[seat as usize].plan(&Turn::new(game, seat))? {
+            Plan::Choose => {
+                let legal = game.legal_actions(seat)?;
+                if legal.is_empty() {
+                    return Err(Error::Input(format!(
+                        "{} must decide in phase `{}` but has no legal action",
+                        game.rules().seats[seat as usize].name,
+                        game.phase()
+                    )));
+                }
+                take_turn(game, agents, seat, &legal, after_each)?;
+            }
+            Plan::Take(action) => take_planned(game, seat, &action, after_each)?,
+            Plan::Wait => {
+                return Err(Error::Input(format!(
+                    "the agent of {} waited, but the game waits for it",
+                    game.rules().seats[seat as usize].name
+                )));
+            }
         }
-        take_turn(game, agents, seat, &legal, after_each)?;
         decisions = counted(decisions, max_decisions)?;
     }
     Ok(decisions)
@@ -120,6 +131,20 @@ fn take_turn<'a>(
     game.apply_unchecked(&legal[choice])?;
     after_each(game)?;
     Ok(&legal[choice])
+}
+
+/// Applies the action an agent worked out itself, after checking that it is legal.
+fn take_planned(
+    game: &mut Game,
+    seat: u8,
+    action: &crate::state::Action,
+    after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
+) -> Result<(), Error> {
+    game.check_legal(action).map_err(|e| {
+        Error::Input(format!("the agent of {} took an illegal action: {e}", game.rules().seats[seat as usize].name))
+    })?;
+    game.apply_unchecked(action)?;
+    after_each(game)
 }
 
 /// One more decision, or an error once a game has taken too many (a ruleset that never ends).
@@ -169,17 +194,30 @@ fn play_out_in_real_time(
         if game.is_over() || !game.to_act().contains(&seat) {
             continue;
         }
-        let legal = game.legal_actions(seat)?;
-        if legal.is_empty() {
-            // Nothing to do now (a player already out of the game): wait until something changes.
-            idle_since[seat as usize] = Some(game.state().changes());
-            continue;
-        }
         let before = game.state().changes();
-        let taken = take_turn(game, agents, seat, &legal, after_each)?;
+        let taken = match agents[seat as usize].plan(&Turn::new(game, seat))? {
+            Plan::Choose => {
+                let legal = game.legal_actions(seat)?;
+                if legal.is_empty() {
+                    // Nothing to do now (a player already out of the game): wait until something
+                    // changes.
+                    idle_since[seat as usize] = Some(before);
+                    continue;
+                }
+                take_turn(game, agents, seat, &legal, after_each)?.action
+            }
+            Plan::Take(action) => {
+                take_planned(game, seat, &action, after_each)?;
+                action.action
+            }
+            Plan::Wait => {
+                idle_since[seat as usize] = Some(before);
+                continue;
+            }
+        };
         idle_since[seat as usize] = (game.state().changes() == before).then_some(before);
         // The seat is busy for as long as the chosen action takes.
-        let took = game.rules().actions[taken.action as usize].time.unwrap_or(pace);
+        let took = game.rules().actions[taken as usize].time.unwrap_or(pace);
         ready[seat as usize] = at + took.max(1);
         decisions = counted(decisions, max_decisions)?;
     }

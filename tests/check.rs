@@ -20,6 +20,15 @@ fn unknown_key_is_reported_at_its_line_with_the_keys_expected() {
 }
 
 #[test]
+fn an_agent_with_both_choose_and_act_is_refused_at_its_line() {
+    let (ok, err) = check("tests/fixtures/broken/agent-both");
+    assert!(!ok);
+    assert!(err.contains("agent `cheat` has both `choose` and `act`"), "{err}");
+    assert!(err.contains("tests/fixtures/broken/agent-both/game.toml:"), "{err}");
+    assert!(err.contains("`choose` picks from the listed options, `act` returns an action"), "{err}");
+}
+
+#[test]
 fn reference_to_a_missing_zone_names_the_zones_that_exist() {
     let (ok, err) = check("tests/fixtures/broken/unknown-zone");
     assert!(!ok);

@@ -85,7 +85,10 @@ fn sim_uses_the_default_agent_or_the_one_named() {
     assert_eq!(simulate(rules(), &random, &mut |_| {}).expect("sim").agent, "random");
     let (ok, _, err) = tabula(&["sim", "tests/fixtures/realtime", "--agent", "genius"], "");
     assert!(!ok);
-    assert!(err.contains("no agent `genius` in realtime: expected one of random, eager, peeker"), "{err}");
+    assert!(
+        err.contains("no agent `genius` in realtime: expected one of random, eager, grabber, cheat, peeker"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -119,4 +122,47 @@ fn a_seat_whose_action_changed_nothing_waits_until_something_happens() {
             "result time_up",
         ]
     );
+}
+
+#[test]
+fn an_act_agent_returns_its_action_and_waits_when_it_has_none() {
+    let rules = Rc::new(
+        tabula::load(
+            "tests/fixtures/realtime",
+            &LoadOptions { variants: vec![], overrides: vec![("tokens".into(), "3".into())] },
+        )
+        .expect("loads"),
+    );
+    let mut game = Game::recorded(rules.clone(), 2, 1).expect("start");
+    let mut agents = agents_for(&rules, "grabber", 2, 1).expect("agents");
+    play_out(&mut game, &mut agents, 10_000).expect("plays");
+    let lines: Vec<String> = record(&game, Some(1)).entries.iter().map(|e| e.to_string()).collect();
+    // No option is ever listed: the agent returns `take`, the engine checks it with the `legal`
+    // hook. With the pool empty it returns `()` and waits, until the gong changes something.
+    assert_eq!(
+        lines,
+        [
+            "red 00:00.000: take",
+            "blue 00:00.000: take",
+            "red 00:15.000: take",
+            "clock 01:00.000 # gong",
+            "clock 02:00.000 # end",
+            "result time_up"
+        ]
+    );
+}
+
+#[test]
+fn an_act_agent_taking_an_illegal_action_is_stopped_with_the_reason() {
+    let rules = Rc::new(
+        tabula::load(
+            "tests/fixtures/realtime",
+            &LoadOptions { variants: vec![], overrides: vec![("tokens".into(), "1".into())] },
+        )
+        .expect("loads"),
+    );
+    let mut game = Game::new(rules.clone(), 2, 1).expect("start");
+    let mut agents = agents_for(&rules, "cheat", 2, 1).expect("agents");
+    let err = play_out(&mut game, &mut agents, 10_000).expect_err("the second take is refused").to_string();
+    assert!(err.contains("the agent of blue took an illegal action") && err.contains("blue: take"), "{err}");
 }

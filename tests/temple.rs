@@ -38,6 +38,43 @@ fn every_player_count_variant_and_agent_plays_to_the_end() {
     }
 }
 
+/// Each action's `legal` hook (which checks the actions `act` agents take) must allow exactly
+/// what the phase's `options` hook lists, at every moment of a game.
+#[test]
+fn the_options_hook_and_the_legal_hooks_agree() {
+    let mut checked = 0;
+    for variant in [None, Some("professionals")] {
+        let rules = temple(variant);
+        for players in [1u8, 3, 5] {
+            for (agent, seed) in [("random", 7), ("heuristic", 8)] {
+                let mut game = Game::new(rules.clone(), players, seed).expect("start");
+                let mut agents = agents_for(&rules, agent, players, seed).expect("agents");
+                play_out_observed(&mut game, &mut agents, 100_000, &mut |g| {
+                    for seat in 0..players {
+                        let mut listed = g.legal_actions(seat)?;
+                        let mut allowed = g.legal_by_hooks(seat)?;
+                        if g.prompt().is_some() {
+                            continue;
+                        }
+                        listed.sort_by_key(|a| format!("{a:?}"));
+                        allowed.sort_by_key(|a| format!("{a:?}"));
+                        if listed != allowed {
+                            return Err(Error::Input(format!(
+                                "at {} ms, seat {seat}: options {listed:?}, legal hooks {allowed:?}",
+                                g.clock()
+                            )));
+                        }
+                        checked += 1;
+                    }
+                    Ok(())
+                })
+                .unwrap_or_else(|e| panic!("{variant:?}, {players} players, {agent}: {e}"));
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} moments checked");
+}
+
 #[test]
 fn the_depot_and_the_dice_follow_the_setup_rules() {
     // "Setup" 2: 7 / 7 / 11 / 14 / 16 gems by player count, 2 more beside the depot.

@@ -529,8 +529,24 @@ impl Loader<'_> {
             self.push(d);
         }
         for (name, (file, a)) in &m.agents {
-            let choose = self.hook(&a.choose, *file, 2);
-            self.defs.agents.push(AgentDef { name: name.clone(), choose });
+            let decides = match (&a.choose, &a.act) {
+                (Some(choose), None) => AgentHook::Choose(self.hook(choose, *file, 2)),
+                (None, Some(act)) => AgentHook::Act(self.hook(act, *file, 1)),
+                (Some(_), Some(act)) => {
+                    let d = self
+                        .err(*file, act.span.clone(), format!("agent `{name}` has both `choose` and `act`"))
+                        .expected("one of them: `choose` picks from the listed options, `act` returns an action");
+                    self.push(d);
+                    continue;
+                }
+                (None, None) => {
+                    let d = Diagnostic::new(format!("agent `{name}` needs `choose` or `act`"))
+                        .expected("`choose = \"fn\"` (picks from the options) or `act = \"fn\"` (returns an action)");
+                    self.push(d);
+                    continue;
+                }
+            };
+            self.defs.agents.push(AgentDef { name: name.clone(), decides });
         }
         self.defs.default_agent = "random".into();
         if let Some(agent) = &m.game.default_agent {
@@ -579,7 +595,7 @@ impl Loader<'_> {
     fn resolve_kinds(&mut self) {
         let m = self.merged;
         for (name, _) in m.components.iter() {
-            self.defs.kinds.push(KindDef { name: name.clone(), props: Vec::new(), die: None });
+            self.defs.kinds.push(KindDef::new(name.clone(), Vec::new(), None));
             self.defs.kind_names.push(name.as_str().into());
         }
         for (k, (name, (file, c))) in m.components.iter().enumerate() {
@@ -647,7 +663,7 @@ impl Loader<'_> {
                     }
                 }
             }
-            self.defs.kinds[k].props = props;
+            self.defs.kinds[k].set_props(props);
         }
     }
 

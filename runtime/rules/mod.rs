@@ -7,7 +7,6 @@
 pub mod load;
 pub mod raw;
 
-use std::collections::HashMap;
 use std::ops::Deref;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -18,6 +17,9 @@ use rhai::{Dynamic, ImmutableString};
 use crate::diag::{FileId, Sources};
 use crate::script::Scripts;
 pub use raw::{CounterSight, Facing, ParamValue, Sight};
+
+/// Name indices are read by scripts at every call, so they use a fast (non-cryptographic) hash.
+pub(crate) type NameMap<V> = rustc_hash::FxHashMap<String, V>;
 
 /// Index of a seat in `Defs::seats` (turn order).
 pub type SeatId = u8;
@@ -87,10 +89,10 @@ pub struct Defs {
     /// Named parameters after overrides, as written.
     pub params: IndexMap<String, ParamValue>,
     /// The same parameters as script values, converted once.
-    pub(crate) param_values: HashMap<String, Dynamic>,
+    pub(crate) param_values: NameMap<Dynamic>,
     /// Interned words used by properties, dice faces and parameters.
     pub symbols: Vec<ImmutableString>,
-    pub(crate) symbol_index: HashMap<String, SymId>,
+    pub(crate) symbol_index: NameMap<SymId>,
     /// Component kinds.
     pub kinds: Vec<KindDef>,
     /// Every piece in the box.
@@ -121,13 +123,13 @@ pub struct Defs {
     pub default_agent: String,
     /// Total number of property slots over all pieces.
     pub prop_slots: usize,
-    pub(crate) zone_index: HashMap<String, ZoneId>,
-    pub(crate) piece_index: HashMap<String, PieceId>,
-    pub(crate) counter_index: HashMap<String, CounterId>,
-    pub(crate) phase_index: HashMap<String, PhaseId>,
-    pub(crate) action_index: HashMap<String, ActionId>,
-    pub(crate) outcome_index: HashMap<String, u16>,
-    pub(crate) seat_index: HashMap<String, SeatId>,
+    pub(crate) zone_index: NameMap<ZoneId>,
+    pub(crate) piece_index: NameMap<PieceId>,
+    pub(crate) counter_index: NameMap<CounterId>,
+    pub(crate) phase_index: NameMap<PhaseId>,
+    pub(crate) action_index: NameMap<ActionId>,
+    pub(crate) outcome_index: NameMap<u16>,
+    pub(crate) seat_index: NameMap<SeatId>,
     /// Script names of zones, pieces, seats and phases, made once so scripts get them cheaply.
     pub(crate) zone_names: Vec<ImmutableString>,
     pub(crate) piece_names: Vec<ImmutableString>,
@@ -187,12 +189,27 @@ pub struct KindDef {
     pub props: Vec<PropDef>,
     /// The die kind, if pieces of this kind are dice (their `face` is a property).
     pub die: Option<usize>,
+    /// Property name -> slot: scripts name a property at every read, so a lookup must not
+    /// scan the list (a chamber tile can have thirty properties).
+    pub(crate) prop_index: NameMap<usize>,
 }
 
 impl KindDef {
+    /// A kind with its properties.
+    pub(crate) fn new(name: String, props: Vec<PropDef>, die: Option<usize>) -> KindDef {
+        let prop_index = props.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        KindDef { name, props, die, prop_index }
+    }
+
+    /// Replaces the properties (the loader learns them after the kind's name).
+    pub(crate) fn set_props(&mut self, props: Vec<PropDef>) {
+        self.prop_index = props.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        self.props = props;
+    }
+
     /// The slot of a property within a piece of this kind.
     pub fn prop(&self, name: &str) -> Option<usize> {
-        self.props.iter().position(|p| p.name == name)
+        self.prop_index.get(name).copied()
     }
 }
 
@@ -382,8 +399,17 @@ pub struct ActionDef {
 pub struct AgentDef {
     /// Its name.
     pub name: String,
-    /// Its `choose` function.
-    pub choose: HookId,
+    /// How it decides.
+    pub decides: AgentHook,
+}
+
+/// The script function an agent decides with.
+#[derive(Clone, Copy, Debug)]
+pub enum AgentHook {
+    /// `choose(view, options) -> index`: picks one of the listed legal actions.
+    Choose(HookId),
+    /// `act(view) -> action or ()`: works out its action, which the engine then checks.
+    Act(HookId),
 }
 
 /// A timer.
@@ -450,9 +476,14 @@ impl Defs {
     }
     /// The definition of a piece's property by name.
     pub fn prop_def(&self, piece: PieceId, prop: &str) -> Option<&PropDef> {
+        self.prop_ref(piece, prop).map(|(_, d)| d)
+    }
+    /// A piece's property by name: its slot in the state and its definition, in one lookup.
+    pub fn prop_ref(&self, piece: PieceId, prop: &str) -> Option<(usize, &PropDef)> {
         let def = self.pieces.get(piece as usize)?;
         let kind = &self.kinds[def.kind as usize];
-        kind.props.get(kind.prop(prop)?)
+        let i = kind.prop(prop)?;
+        Some((def.prop_base + i, &kind.props[i]))
     }
     /// A readable rendering of a stored property value.
     pub fn show_prop(&self, kind: &PropKind, value: i64) -> String {

@@ -106,8 +106,14 @@ pub struct RawAgent {
     /// How it plays.
     pub description: Option<String>,
     /// Script function `(view, options) -> index`: `view` shows only what the seat may know,
-    /// `options` are the legal actions as maps (`#{action: "roll", keep: "key"}`).
-    pub choose: Name,
+    /// `options` are the legal actions as maps (`#{action: "roll", keep: "key"}`). An agent has
+    /// either `choose` or `act`.
+    pub choose: Option<Name>,
+    /// Script function `(view) -> action`: works out the action itself and returns it as a map
+    /// (`#{action: "roll", keep: "key"}`), or `()` to wait (real time). The engine checks it
+    /// like any action. Faster than `choose` where listing every option costs more than
+    /// deciding: the list is never built.
+    pub act: Option<Name>,
 }
 
 /// The `[game]` table.

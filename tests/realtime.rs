@@ -23,6 +23,16 @@ fn play(agent: &str, seed: u64) -> Result<Game, Error> {
     Ok(game)
 }
 
+/// The log lines of a game of seed 1 with `tokens` tokens, every seat played by `agent`.
+fn play_with_tokens(tokens: u32, agent: &str) -> Result<Vec<String>, Error> {
+    let overrides = vec![("tokens".into(), tokens.to_string())];
+    let rules = Rc::new(tabula::load("tests/fixtures/realtime", &LoadOptions { variants: vec![], overrides })?);
+    let mut game = Game::recorded(rules.clone(), 2, 1)?;
+    let mut agents = agents_for(&rules, agent, 2, 1)?;
+    play_out(&mut game, &mut agents, 10_000)?;
+    Ok(record(&game, Some(1)).entries.iter().map(|e| e.to_string()).collect())
+}
+
 #[test]
 fn seats_act_at_their_pace_with_ties_to_the_earlier_seat() {
     let game = play("eager", 1).expect("plays");
@@ -93,17 +103,7 @@ fn sim_uses_the_default_agent_or_the_one_named() {
 
 #[test]
 fn a_seat_whose_action_changed_nothing_waits_until_something_happens() {
-    let rules = Rc::new(
-        tabula::load(
-            "tests/fixtures/realtime",
-            &LoadOptions { variants: vec![], overrides: vec![("tokens".into(), "4".into())] },
-        )
-        .expect("loads"),
-    );
-    let mut game = Game::recorded(rules.clone(), 2, 1).expect("start");
-    let mut agents = agents_for(&rules, "eager", 2, 1).expect("agents");
-    play_out(&mut game, &mut agents, 10_000).expect("plays");
-    let lines: Vec<String> = record(&game, Some(1)).entries.iter().map(|e| e.to_string()).collect();
+    let lines = play_with_tokens(4, "eager").expect("plays");
     // Four tokens are taken; then resting changes nothing, so both seats wait: nobody is asked
     // at 0:45, only after the gong at 1:00 changes something, and not again before the end.
     assert_eq!(
@@ -126,17 +126,7 @@ fn a_seat_whose_action_changed_nothing_waits_until_something_happens() {
 
 #[test]
 fn an_act_agent_returns_its_action_and_waits_when_it_has_none() {
-    let rules = Rc::new(
-        tabula::load(
-            "tests/fixtures/realtime",
-            &LoadOptions { variants: vec![], overrides: vec![("tokens".into(), "3".into())] },
-        )
-        .expect("loads"),
-    );
-    let mut game = Game::recorded(rules.clone(), 2, 1).expect("start");
-    let mut agents = agents_for(&rules, "grabber", 2, 1).expect("agents");
-    play_out(&mut game, &mut agents, 10_000).expect("plays");
-    let lines: Vec<String> = record(&game, Some(1)).entries.iter().map(|e| e.to_string()).collect();
+    let lines = play_with_tokens(3, "grabber").expect("plays");
     // No option is ever listed: the agent returns `take`, the engine checks it with the `legal`
     // hook. With the pool empty it returns `()` and waits, until the gong changes something.
     assert_eq!(
@@ -154,15 +144,6 @@ fn an_act_agent_returns_its_action_and_waits_when_it_has_none() {
 
 #[test]
 fn an_act_agent_taking_an_illegal_action_is_stopped_with_the_reason() {
-    let rules = Rc::new(
-        tabula::load(
-            "tests/fixtures/realtime",
-            &LoadOptions { variants: vec![], overrides: vec![("tokens".into(), "1".into())] },
-        )
-        .expect("loads"),
-    );
-    let mut game = Game::new(rules.clone(), 2, 1).expect("start");
-    let mut agents = agents_for(&rules, "cheat", 2, 1).expect("agents");
-    let err = play_out(&mut game, &mut agents, 10_000).expect_err("the second take is refused").to_string();
+    let err = play_with_tokens(1, "cheat").expect_err("the second take is refused").to_string();
     assert!(err.contains("the agent of blue took an illegal action") && err.contains("blue: take"), "{err}");
 }

@@ -196,10 +196,8 @@ impl Game {
     /// the state: listing options must not change the game).
     fn listed_options(&self, hook: HookId, seat: SeatId) -> Result<Vec<Action>, Error> {
         let defs = &*self.rules;
-        let mut scratch = self.state.clone();
-        scratch.recording = false;
         let seat_name = rhai::Dynamic::from(defs.seat_names[seat as usize].clone());
-        let listed = defs.scripts.call_with(hook, &mut scratch, Some(seat_name))?;
+        let listed = defs.scripts.call_on_copy(hook, &self.state, Some(seat_name))?;
         let hook_name = &defs.hooks[hook as usize].name;
         let bad = |message: String| {
             Error::Script(Box::new(crate::diag::Diagnostic::new(format!("options hook `{hook_name}`: {message}"))))
@@ -308,9 +306,8 @@ impl Game {
     fn passes_legal_hook(&self, a: &Action) -> Result<bool, Error> {
         let Some(hook) = self.rules.actions[a.action as usize].legal else { return Ok(true) };
         // The legal hook must not change the game: it runs on a scratch copy.
-        let mut scratch = self.state.clone();
-        scratch.recording = false;
-        let result = self.rules.scripts.call(hook, &mut scratch, Some(args_map(&self.rules, a)))?;
+        let args = rhai::Dynamic::from_map(args_map(&self.rules, a));
+        let result = self.rules.scripts.call_on_copy(hook, &self.state, Some(args))?;
         Ok(result.as_bool().unwrap_or(false))
     }
 

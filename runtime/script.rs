@@ -77,6 +77,23 @@ fn register_helpers(engine: &mut Engine) {
         };
         list.iter().position(matches).map_or(-1, |i| i as i64)
     });
+
+    // `list.contains(x)`, `x in list` and `list.index_of(x)` for numbers and words, compared
+    // here. Rhai's own versions call the `==` operator once per element through a fresh call
+    // context, which costs about a microsecond each (measured); they stay in use for other kinds.
+    engine.register_fn("contains", |list: &mut Array, x: i64| list.iter().any(|item| item.as_int() == Ok(x)));
+    engine.register_fn("contains", |list: &mut Array, x: ImmutableString| list.iter().any(|item| is_word(item, &x)));
+    engine.register_fn("index_of", |list: &mut Array, x: i64| {
+        list.iter().position(|item| item.as_int() == Ok(x)).map_or(-1, |i| i as i64)
+    });
+    engine.register_fn("index_of", |list: &mut Array, x: ImmutableString| {
+        list.iter().position(|item| is_word(item, &x)).map_or(-1, |i| i as i64)
+    });
+}
+
+/// Whether a script value is the string `word`.
+fn is_word(item: &Dynamic, word: &str) -> bool {
+    item.read_lock::<ImmutableString>().is_some_and(|s| s.as_str() == word)
 }
 
 /// Whether two script values are equal (integers, strings, booleans; other kinds never match).
@@ -157,8 +174,7 @@ fn register_view(engine: &mut Engine) {
             return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
         };
         let value = v.state.borrow().prop(slot);
-        let api = GameApi { state: v.state.clone(), defs: v.defs.clone() };
-        Ok(api.prop_dynamic(&def.kind, value))
+        Ok(prop_dynamic(&v.defs, &def.kind, value))
     });
     engine.register_fn("pieces_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<Array> {
         let z = v.zone(zone)?;
@@ -171,16 +187,22 @@ fn register_view(engine: &mut Engine) {
         let z = v.zone(zone)?;
         let f = Filter::new(&v.defs, &filter)?;
         let s = v.state.borrow();
-        Ok(v.visible_in(z).into_iter().filter(|&p| f.matches(&v.defs, &s, p)).count() as i64)
+        let seen = |&p: &PieceId| crate::view::visible(&v.defs, &s, Some(v.seat), z, p);
+        Ok(s.pieces_in_any_order(z).filter(seen).filter(|&p| f.matches(&v.defs, &s, p)).count() as i64)
     });
     engine.register_fn("tally", |v: &mut SeatView, zone: &str, prop: &str| -> RhaiResult<Map> {
         let z = v.zone(zone)?;
         Ok(tally(&v.defs, &v.state.borrow(), z, prop, Some(v.seat)))
     });
-    engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, filter: Map| -> RhaiResult<Dynamic> {
+    engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
         let p = v.seen(from)?;
-        let f = Filter::new(&v.defs, &filter)?;
-        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &f, Some(v.seat)))
+        let goals = [Filter::new(&v.defs, &goal)?];
+        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
+    });
+    engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
+        let p = v.seen(from)?;
+        let goals = filters(&v.defs, &goals)?;
+        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
     });
     engine.register_fn("linked", |v: &mut SeatView, from: i64, links: Array| -> RhaiResult<Array> {
         let p = v.seen(from)?;
@@ -227,17 +249,15 @@ impl GameApi {
             None => fail(format!("no counter named `{name}`")),
         }
     }
+}
 
-    /// A property value as a script sees it: words as strings, pieces as ids (or `()`).
-    fn prop_dynamic(&self, kind: &PropKind, value: i64) -> Dynamic {
-        match kind {
-            PropKind::Word(_) => {
-                self.defs.symbols.get(value as usize).cloned().map(Dynamic::from).unwrap_or(Dynamic::UNIT)
-            }
-            PropKind::Int(..) => Dynamic::from_int(value),
-            PropKind::Piece(_) if value < 0 => Dynamic::UNIT,
-            PropKind::Piece(_) => Dynamic::from_int(value),
-        }
+/// A property value as a script sees it: words as strings, pieces as ids (or `()`).
+fn prop_dynamic(defs: &Defs, kind: &PropKind, value: i64) -> Dynamic {
+    match kind {
+        PropKind::Word(_) => defs.symbols.get(value as usize).cloned().map(Dynamic::from).unwrap_or(Dynamic::UNIT),
+        PropKind::Int(..) => Dynamic::from_int(value),
+        PropKind::Piece(_) if value < 0 => Dynamic::UNIT,
+        PropKind::Piece(_) => Dynamic::from_int(value),
     }
 }
 
@@ -436,7 +456,7 @@ fn register_api(engine: &mut Engine) {
         let Some((slot, def)) = g.defs.prop_ref(p, name) else {
             return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
         };
-        Ok(g.prop_dynamic(&def.kind, g.state.borrow().prop(slot)))
+        Ok(prop_dynamic(&g.defs, &def.kind, g.state.borrow().prop(slot)))
     });
     engine.register_fn("set_prop", |g: &mut GameApi, piece: i64, name: &str, value: Dynamic| -> RhaiResult<()> {
         let p = g.piece(piece)?;
@@ -464,10 +484,15 @@ fn register_api(engine: &mut Engine) {
         let z = g.zone(zone)?;
         Ok(tally(&g.defs, &g.state.borrow(), z, prop, None))
     });
-    engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, filter: Map| -> RhaiResult<Dynamic> {
+    engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
         let p = g.piece(from)?;
-        let f = Filter::new(&g.defs, &filter)?;
-        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &f, None))
+        let goals = [Filter::new(&g.defs, &goal)?];
+        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
+    });
+    engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
+        let p = g.piece(from)?;
+        let goals = filters(&g.defs, &goals)?;
+        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
     });
     engine.register_fn("linked", |g: &mut GameApi, from: i64, links: Array| -> RhaiResult<Array> {
         let p = g.piece(from)?;
@@ -477,7 +502,7 @@ fn register_api(engine: &mut Engine) {
         let z = g.zone(zone)?;
         let f = Filter::new(&g.defs, &filter)?;
         let s = g.state.borrow();
-        Ok(s.pieces_in(&g.defs, z).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
+        Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
     });
     engine.register_fn("pieces_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<Array> {
         let z = g.zone(zone)?;
@@ -488,6 +513,22 @@ fn register_api(engine: &mut Engine) {
             .filter(|&p| f.matches(&g.defs, &s, p))
             .map(|p| Dynamic::from_int(i64::from(p)))
             .collect())
+    });
+    // One piece of `zone` for each of `values`, in order: the first (in the zone's order) whose
+    // `prop` has that value and that is not picked yet; values no piece left has are skipped.
+    // Dice spent on a list of faces: `game.pick(pool, "face", ["key", "torch"])`.
+    engine.register_fn("pick", |g: &mut GameApi, zone: &str, prop: &str, values: Array| -> RhaiResult<Array> {
+        let z = g.zone(zone)?;
+        let s = g.state.borrow();
+        let mut left = s.pieces_in(&g.defs, z);
+        let mut picked = Array::new();
+        for value in values {
+            let f = Filter::new(&g.defs, &Map::from_iter([(prop.into(), value)]))?;
+            if let Some(i) = left.iter().position(|&p| f.matches(&g.defs, &s, p)) {
+                picked.push(Dynamic::from_int(i64::from(left.remove(i))));
+            }
+        }
+        Ok(picked)
     });
     engine.register_fn("move_where", |g: &mut GameApi, from: &str, filter: Map, to: &str| -> RhaiResult<i64> {
         let (from, to) = (g.zone(from)?, g.zone(to)?);
@@ -568,7 +609,7 @@ fn register_api(engine: &mut Engine) {
         let kind = &g.defs.kinds[g.defs.pieces[p as usize].kind as usize];
         let prop =
             kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
-        Ok(g.prop_dynamic(&prop, face))
+        Ok(prop_dynamic(&g.defs, &prop, face))
     });
 
     // Rolls every die in a zone, in the zone's order, except those showing `keep` (a face; a
@@ -701,7 +742,8 @@ fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i6
 /// pieces `seat` can see are counted (all of them for `None`).
 fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<SeatId>) -> Map {
     let mut out = Map::new();
-    for p in state.pieces_in(defs, zone) {
+    // The counts do not depend on the order of the pieces.
+    for p in state.pieces_in_any_order(zone) {
         if !crate::view::visible(defs, state, seat, zone, p) {
             continue;
         }
@@ -723,32 +765,44 @@ fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<Seat
 }
 
 /// Breadth-first search from piece `from` over piece-valued properties `links` (a board made of
-/// pieces, such as tiles laid during play): the nearest other piece matching `filter`, as
-/// `[first step, target]`, or `()` if none is reachable. Only pieces `seat` can see are walked
-/// through (all of them for `None`); links are followed in the order given.
+/// pieces, such as tiles laid during play): the nearest other piece matching the first of `goals`
+/// that any reachable piece matches (goals in order of preference), as `[first step, target]`,
+/// or `()` if none is reachable. Only pieces `seat` can see are walked through (all of them for
+/// `None`); links are followed in the order given.
 fn nearest(
     defs: &Defs,
     state: &State,
     from: PieceId,
     links: &[ImmutableString],
-    filter: &Filter,
+    goals: &[Filter],
     seat: Option<SeatId>,
 ) -> Dynamic {
-    let mut first_step: Vec<Option<PieceId>> = vec![None; defs.pieces.len()];
+    // One walk serves every goal: the order in which pieces are reached does not depend on what
+    // is looked for. `reached` lists them nearest first, each with its first step.
+    let mut reached: Vec<(PieceId, PieceId)> = Vec::new();
     let mut seen = vec![false; defs.pieces.len()];
     seen[from as usize] = true;
-    let mut queue = std::collections::VecDeque::from([from]);
-    while let Some(here) = queue.pop_front() {
-        if here != from && filter.matches(defs, state, here) {
-            let step = first_step[here as usize].unwrap_or(here);
-            return Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(here))]);
-        }
-        for link in links {
-            let Some((slot, def)) = defs.prop_ref(here, link) else { continue };
-            if !matches!(def.kind, PropKind::Piece(_)) {
-                continue;
+    let mut next_to_visit = 0;
+    let mut here = from;
+    // The links' slots within each kind of piece met, looked up once per kind.
+    let mut link_slots: Vec<(u16, Vec<Option<usize>>)> = Vec::new();
+    loop {
+        let step_to_here = if here == from { None } else { Some(reached[next_to_visit - 1].1) };
+        let piece = &defs.pieces[here as usize];
+        let slots = match link_slots.iter().position(|(k, _)| *k == piece.kind) {
+            Some(i) => i,
+            None => {
+                let kind = &defs.kinds[piece.kind as usize];
+                let slots = links
+                    .iter()
+                    .map(|l| kind.prop(l).filter(|&i| matches!(kind.props[i].kind, PropKind::Piece(_))))
+                    .collect();
+                link_slots.push((piece.kind, slots));
+                link_slots.len() - 1
             }
-            let next = state.prop(slot);
+        };
+        for slot in link_slots[slots].1.iter().flatten() {
+            let next = state.prop(piece.prop_base + slot);
             if next < 0 || next as usize >= defs.pieces.len() || seen[next as usize] {
                 continue;
             }
@@ -757,8 +811,15 @@ fn nearest(
                 continue;
             }
             seen[next as usize] = true;
-            first_step[next as usize] = Some(first_step[here as usize].unwrap_or(next));
-            queue.push_back(next);
+            reached.push((next, step_to_here.unwrap_or(next)));
+        }
+        let Some(&(piece, _)) = reached.get(next_to_visit) else { break };
+        next_to_visit += 1;
+        here = piece;
+    }
+    for goal in goals {
+        if let Some(&(target, step)) = reached.iter().find(|&&(p, _)| goal.matches(defs, state, p)) {
+            return Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(target))]);
         }
     }
     Dynamic::UNIT
@@ -803,12 +864,35 @@ fn link_names(links: &Array) -> RhaiResult<Vec<ImmutableString>> {
         .collect()
 }
 
+/// Filters from a list of maps (goals in order of preference).
+fn filters(defs: &Defs, maps: &Array) -> RhaiResult<Vec<Filter>> {
+    maps.iter()
+        .map(|m| match m.read_lock::<Map>() {
+            Some(map) => Filter::new(defs, &map),
+            None => fail(format!("goals: expected maps such as #{{ role: \"exit\" }}, found a {}", m.type_name())),
+        })
+        .collect()
+}
+
 /// A script's `#{prop: value, kind: "name"}` filter: a piece matches when it has every listed
 /// property with the listed value (and is of the listed kind). Pieces without one of the
 /// properties do not match.
 struct Filter {
     kind: Option<u16>,
-    props: Vec<(ImmutableString, Dynamic)>,
+    props: Vec<PropTest>,
+}
+
+/// One `prop: value` of a filter, resolved once: the wanted value as the state stores it, and
+/// the property's index within the last kind of piece looked at (filters mostly look at pieces
+/// of one kind, so names are not looked up again for every piece).
+struct PropTest {
+    name: ImmutableString,
+    /// The value as an integer, for integer and piece properties.
+    int: Option<i64>,
+    /// The value as a word: `Some(None)` for a string that is no word of the rules (it matches
+    /// no piece), `None` for a value that is not a string.
+    word: Option<Option<crate::rules::SymId>>,
+    memo: std::cell::Cell<Option<(u16, Option<usize>)>>,
 }
 
 impl Filter {
@@ -823,24 +907,37 @@ impl Filter {
                     None => return fail(format!("no component kind named `{name}`")),
                 }
             } else {
-                f.props.push((k.as_str().into(), v.clone()));
+                f.props.push(PropTest {
+                    name: k.as_str().into(),
+                    int: v.as_int().ok(),
+                    word: v.read_lock::<ImmutableString>().map(|w| defs.symbol(&w)),
+                    memo: std::cell::Cell::new(None),
+                });
             }
         }
         Ok(f)
     }
 
     fn matches(&self, defs: &Defs, state: &State, piece: PieceId) -> bool {
-        if self.kind.is_some_and(|k| defs.pieces[piece as usize].kind != k) {
+        let def = &defs.pieces[piece as usize];
+        if self.kind.is_some_and(|k| def.kind != k) {
             return false;
         }
-        self.props.iter().all(|(name, want)| {
-            let Some((slot, def)) = defs.prop_ref(piece, name) else { return false };
-            let value = state.prop(slot);
-            match &def.kind {
-                PropKind::Word(_) => want
-                    .read_lock::<ImmutableString>()
-                    .is_some_and(|w| defs.symbols.get(value as usize).is_some_and(|s| *s == *w)),
-                PropKind::Int(..) | PropKind::Piece(_) => want.as_int().is_ok_and(|w| w == value),
+        let kind = &defs.kinds[def.kind as usize];
+        self.props.iter().all(|test| {
+            let index = match test.memo.get() {
+                Some((k, index)) if k == def.kind => index,
+                _ => {
+                    let index = kind.prop(&test.name);
+                    test.memo.set(Some((def.kind, index)));
+                    index
+                }
+            };
+            let Some(i) = index else { return false };
+            let value = state.prop(def.prop_base + i);
+            match &kind.props[i].kind {
+                PropKind::Word(_) => test.word.flatten().is_some_and(|w| i64::from(w) == value),
+                PropKind::Int(..) | PropKind::Piece(_) => test.int == Some(value),
             }
         })
     }
@@ -959,8 +1056,22 @@ impl Scripts {
 
     /// Runs a hook with the game and one more argument of any kind.
     pub(crate) fn call_with(&self, hook: HookId, state: &mut State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
-        let name = &self.defs.hooks[hook as usize].name;
         std::mem::swap(state, &mut *self.cell.borrow_mut());
+        let result = self.call_in_cell(hook, extra);
+        std::mem::swap(state, &mut *self.cell.borrow_mut());
+        result
+    }
+
+    /// Runs a hook that must not change the game (a `legal` or `options` hook) on a scratch copy
+    /// of `state`, kept in the scripts' cell between calls so that copying allocates nothing.
+    pub(crate) fn call_on_copy(&self, hook: HookId, state: &State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+        self.cell.borrow_mut().copy_for_scratch(state);
+        self.call_in_cell(hook, extra)
+    }
+
+    /// Runs a hook on the state in the scripts' cell.
+    fn call_in_cell(&self, hook: HookId, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+        let name = &self.defs.hooks[hook as usize].name;
         let api = GameApi { state: self.cell.clone(), defs: self.defs.clone() };
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut scope = Scope::new();
@@ -968,7 +1079,6 @@ impl Scripts {
             None => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api,)),
             Some(arg) => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api, arg)),
         };
-        std::mem::swap(state, &mut *self.cell.borrow_mut());
         result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
     }
 
@@ -992,7 +1102,7 @@ impl Scripts {
 
     fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
-        *self.cell.borrow_mut() = state.clone();
+        self.cell.borrow_mut().copy_for_scratch(state);
         let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut scope = Scope::new();

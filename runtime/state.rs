@@ -132,6 +132,64 @@ pub struct State {
     pub(crate) changes: u64,
 }
 
+impl State {
+    /// Makes this state a copy of `from` for a hook that must not change the game (a `legal`
+    /// or `options` hook, an agent): everything but the recorded events, with recording off.
+    /// It reuses this state's buffers, so a scratch state kept between calls costs no
+    /// allocation (a `clone` would allocate every list, and copy every event recorded so far).
+    pub(crate) fn copy_for_scratch(&mut self, from: &State) {
+        // Destructured so that a field added to `State` cannot be forgotten here.
+        let State {
+            zone_of,
+            order,
+            face_up,
+            props,
+            zone_count,
+            counters,
+            players,
+            phase,
+            stage,
+            prompts,
+            next_group,
+            answered,
+            goto,
+            clock,
+            next_timer,
+            outcome,
+            rng,
+            top_key,
+            bottom_key,
+            stated,
+            events: _,
+            recording: _,
+            changes,
+        } = from;
+        self.zone_of.clone_from(zone_of);
+        self.order.clone_from(order);
+        self.face_up.clone_from(face_up);
+        self.props.clone_from(props);
+        self.zone_count.clone_from(zone_count);
+        self.counters.clone_from(counters);
+        self.players = *players;
+        self.phase = *phase;
+        self.stage = *stage;
+        self.prompts.clone_from(prompts);
+        self.next_group = *next_group;
+        self.answered = *answered;
+        self.goto = *goto;
+        self.clock = *clock;
+        self.next_timer = *next_timer;
+        self.outcome = *outcome;
+        self.rng.clone_from(rng);
+        self.top_key = *top_key;
+        self.bottom_key = *bottom_key;
+        self.stated.clone_from(stated);
+        self.events.clear();
+        self.recording = false;
+        self.changes = *changes;
+    }
+}
+
 impl Default for State {
     fn default() -> Self {
         State {
@@ -230,6 +288,12 @@ impl State {
             out.sort_by_key(|&p| std::cmp::Reverse(self.order[p as usize]));
         }
         out
+    }
+
+    /// The pieces of a zone in no particular order, without building a list: for counting.
+    pub fn pieces_in_any_order(&self, zone: ZoneId) -> impl Iterator<Item = PieceId> + '_ {
+        let n = if self.count(zone) == 0 { 0 } else { self.zone_of.len() as PieceId };
+        (0..n).filter(move |&p| self.zone_of[p as usize] == zone)
     }
 
     /// The top piece of a zone (the first listed), if any.
@@ -491,5 +555,31 @@ fn describe_stated(s: &Stated) -> &'static str {
         Stated::Roll { .. } => "a roll",
         Stated::Shuffle { .. } => "a shuffle",
         Stated::Random { .. } => "a random number",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    #[test]
+    fn a_scratch_copy_is_the_state_without_its_events() {
+        let rules = crate::load("tests/fixtures/features", &crate::LoadOptions::default()).expect("fixture");
+        let mut game = crate::Game::recorded(Rc::new(rules), 2, 7).expect("start");
+        game.advance_clock(1500).expect("a timer fires");
+        let original = game.state();
+        assert!(!original.events.is_empty() && original.recording);
+
+        // Into a state that already holds something else, as the scripts' scratch cell does.
+        let mut scratch = original.clone();
+        scratch.props.iter_mut().for_each(|p| *p += 1);
+        scratch.counters.push(99);
+        scratch.clock = -1;
+        scratch.copy_for_scratch(original);
+
+        let mut expected = original.clone();
+        expected.events.clear();
+        expected.recording = false;
+        assert_eq!(format!("{scratch:?}"), format!("{expected:?}"));
     }
 }

@@ -174,3 +174,34 @@ fn scripts_misusing_the_api_get_errors_not_panics() {
         assert!(game.parse_action(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn script_helpers_search_lists_pick_dice_and_walk_links() {
+    let rules =
+        Rc::new(tabula::load("tests/fixtures/helpers", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")));
+    let game = Game::recorded(rules, 1, 1).expect("start");
+    let notes: Vec<&str> = game
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::Note(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            // A number is not found by its digits, nor a word by a number.
+            "contains [true, true, false, true, false, true]",
+            "index_of [2, 1, -1, -1]",
+            // spot_3 shows 2, spot_1 shows 0, nothing else shows 0, spot_2 shows 1.
+            r#"pick ["spot_3", "spot_1", "spot_2"]"#,
+            // The first goal wins even when the second is nearer: first step, then target.
+            r#"nearest ["spot_2", "spot_3"]"#,
+            // A goal no piece matches gives way to the next.
+            r#"nearest ["spot_2", "spot_2"]"#,
+            r#"nearest ["spot_2", "spot_2"]"#,
+            "nearest ",
+        ]
+    );
+}

@@ -42,6 +42,31 @@ impl<'a> Decision<'a> {
         self.game
     }
 
+    /// The terminal's screen for this decision: what happened since the last screen (`told`,
+    /// the place in the game's event stream it ended at, updated here; start at 0), narrated for
+    /// this seat, then its view and its numbered options. See `narrate::screen`.
+    pub fn screen(&self, told: &mut usize) -> String {
+        let options: Vec<String> = (0..self.legal.len()).map(|i| self.describe(i)).collect();
+        let text = crate::narrate::screen(self.game, self.seat, *told, &options);
+        *told = self.game.events().len();
+        text
+    }
+
+    /// What the ruleset says of an action (its `description`), for a player asking for help.
+    pub fn help(&self) -> Vec<(String, String)> {
+        let defs = self.game.rules();
+        let mut seen: Vec<u16> = Vec::new();
+        let mut out = Vec::new();
+        for a in self.legal {
+            if !seen.contains(&a.action) {
+                seen.push(a.action);
+                let def = &defs.actions[a.action as usize];
+                out.push((def.name.clone(), def.description.clone()));
+            }
+        }
+        out
+    }
+
     /// The options written as in logs (`seat: action args`).
     pub fn describe(&self, index: usize) -> String {
         crate::event::describe_action(self.game.rules(), &self.legal[index])

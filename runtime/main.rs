@@ -73,10 +73,12 @@ enum Command {
         resume: Option<PathBuf>,
         /// Who plays a seat: `human`, `random`, or one of the ruleset's agents, as in
         /// `--seat red=human --seat blue=random`. Seats not given are played by the ruleset's
-        /// default agent, except the first, which is yours.
+        /// default agent, except the first, which is yours (a resumed game seats them as the
+        /// log records). At the prompt, type an option's number, `help` or `quit`.
         #[arg(long = "seat", value_name = "SEAT=human|random|AGENT", value_parser = parse_set)]
         seats: Vec<(String, String)>,
-        /// The game's seed (default: from the time of day).
+        /// The game's seed (default: a fresh random one). It is shown when the game ends, never
+        /// before: it would tell every hidden card and the agents' choices.
         #[arg(long)]
         seed: Option<u64>,
         /// Player count (default: the ruleset's smallest).
@@ -198,13 +200,13 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 (Some(file), _) => play::Table::resume(&file)?,
                 (None, Some(ruleset)) => {
                     let rules = Rc::new(load_rules(&RulesetArgs { ruleset, variants, sets })?);
-                    let seed = seed.unwrap_or_else(play::seed_from_time);
-                    play::Table::new(rules, seed, players, log.as_deref())?
+                    let seed = seed.unwrap_or_else(play::fresh_seed);
+                    play::Table::new(rules, seed, players)?
                 }
                 (None, None) => return Err(Error::Input("play: name a ruleset, or --resume a log".into())),
             };
             let rules = table.rules();
-            if let Err(e) = table.play(&seats) {
+            if let Err(e) = table.play(&seats, log.as_deref()) {
                 eprint!("{}", render(&e, &rules.sources));
                 return Ok(ExitCode::FAILURE);
             }

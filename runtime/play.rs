@@ -1,59 +1,115 @@
 //! `tabula play`: a game at the terminal, humans and agents at one table.
 //!
-//! A human seat is shown its own view only (built by `tabula::view`) and a numbered list of its
-//! legal actions. With two humans at one screen, the screen is cleared and the next player is
-//! asked to take the seat before anything of theirs is shown.
+//! A human seat is shown what happened since its last turn and its own view only (built by
+//! `tabula::narrate::screen`), then a numbered list of its legal actions. With two humans at one
+//! screen, the screen and its scrollback are cleared and the next player is asked to take the
+//! seat before anything of theirs is shown. The seed is a secret of the table until the game
+//! ends (it reproduces every hidden chance outcome and the agents' choices), so it is shown only
+//! then.
 
-use std::io::{BufRead, Write};
-use std::path::Path;
+use std::cell::RefCell;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use tabula::agent::{Agent, Decision, RandomAgent, ScriptAgent};
 use tabula::diag::Sources;
-use tabula::event::Event;
-use tabula::event::describe_action;
-use tabula::log::{Recorder, ReplayOptions, header_for, parse, replay_with, rules_for};
+use tabula::log::{Recorder, ReplayOptions, Tag, TagValue, header_for, parse, replay_with, rules_for};
+use tabula::rules::SeatId;
 use tabula::sim::{agent_seed, play_out_observed};
 use tabula::view::view;
 use tabula::{Error, Game, Rules};
 
-/// A seed from the time of day, for games where none is given (printed so it can be replayed).
-pub fn seed_from_time() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+/// A fresh seed from the operating system's entropy (through the standard library's hash
+/// keys), for games where none is given: unlike the time of day, nobody at the table can guess
+/// it.
+pub fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(0x7461_6275_6c61);
+    h.finish()
+}
+
+/// The screen shared by the humans at the table.
+struct Screen {
+    /// Whether more than one human shares it (then it is cleared between their turns).
+    shared: bool,
+    /// Whether standard output is a terminal (escape codes are written only to one).
+    terminal: bool,
+    /// The human who has the screen now.
+    holder: Option<SeatId>,
+    /// Set when a human typed `quit`.
+    quit: bool,
 }
 
 /// Reads a human's choice from standard input.
 struct Human {
+    seat: SeatId,
     seat_name: String,
-    /// Whether more than one human shares the screen (then the screen is hidden between turns).
-    shared_screen: bool,
+    screen: Rc<RefCell<Screen>>,
+    /// The place in the event stream this seat's last screen ended at.
+    told: usize,
+}
+
+impl Human {
+    /// Hands the screen over if another human had it: clear it (scrollback too), say whose
+    /// turn it is, and wait for them before showing anything.
+    fn take_screen(&self) {
+        let mut screen = self.screen.borrow_mut();
+        if !screen.shared || screen.holder == Some(self.seat) {
+            screen.holder = Some(self.seat);
+            return;
+        }
+        screen.holder = Some(self.seat);
+        if screen.terminal {
+            // Erase the scrollback (3J), the screen (2J), and go home (H).
+            print!("\x1b[3J\x1b[2J\x1b[H");
+        } else {
+            println!("\n{}", "-".repeat(60));
+        }
+        print!("Pass the screen to {}, then press Enter.", self.seat_name);
+        let _ = std::io::stdout().flush();
+        let _ = read_line();
+    }
 }
 
 impl Agent for Human {
     fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
-        if self.shared_screen {
-            print!("\x1b[2J\x1b[H");
-            print!("Pass the screen to {}, then press Enter.", self.seat_name);
-            let _ = std::io::stdout().flush();
-            let _ = read_line();
-        }
-        println!("\n{}", decision.view().render());
-        for i in 0..decision.legal().len() {
-            println!("  {:>2}. {}", i + 1, decision.describe(i));
-        }
+        self.take_screen();
+        println!("\n{}", decision.screen(&mut self.told));
+        let n = decision.legal().len();
         loop {
             print!("{} > ", self.seat_name);
             let _ = std::io::stdout().flush();
             let Some(line) = read_line() else {
                 println!("\nend of input: leaving the game");
-                std::process::exit(0);
+                return Err(self.quit());
             };
-            match line.trim().parse::<usize>() {
-                Ok(n) if (1..=decision.legal().len()).contains(&n) => return Ok(n - 1),
-                _ if decision.legal().len() == 1 && line.trim().is_empty() => return Ok(0),
-                _ => println!("type a number from 1 to {}", decision.legal().len()),
+            match line.trim() {
+                "quit" | "q" => return Err(self.quit()),
+                "help" | "h" | "?" => {
+                    println!("Type the number of an option (Enter alone takes the only one), `help`, or `quit`.");
+                    for (name, description) in decision.help() {
+                        println!(
+                            "  {name}: {}",
+                            if description.is_empty() { "(no description)" } else { &description }
+                        );
+                    }
+                }
+                "" if n == 1 => return Ok(0),
+                text => match text.parse::<usize>() {
+                    Ok(k) if (1..=n).contains(&k) => return Ok(k - 1),
+                    _ => println!("type a number from 1 to {n}, `help` or `quit`"),
+                },
             }
         }
+    }
+}
+
+impl Human {
+    fn quit(&self) -> Error {
+        self.screen.borrow_mut().quit = true;
+        Error::Input("the player left the game".into())
     }
 }
 
@@ -65,23 +121,31 @@ fn read_line() -> Option<String> {
     }
 }
 
-/// Appends what happened since the last call to the log, and flushes it, so that a crash or
-/// Ctrl-C loses nothing.
-fn write_log(log: &mut Option<(std::fs::File, Recorder)>, game: &Game) -> Result<(), Error> {
-    if let Some((file, recorder)) = log {
-        for entry in recorder.take(game) {
-            writeln!(file, "{entry}").map_err(|source| Error::Io { path: "log".into(), source })?;
-        }
-        file.flush().map_err(|source| Error::Io { path: "log".into(), source })?;
-    }
-    Ok(())
+/// The log a game at the table is written to, line by line.
+struct LogFile {
+    path: PathBuf,
+    file: std::fs::File,
+    recorder: Recorder,
 }
 
-/// A game at the terminal, and the log it is written to.
+impl LogFile {
+    /// Appends what happened since the last call, and flushes it, so that a crash or Ctrl-C
+    /// loses nothing.
+    fn write(&mut self, game: &Game) -> Result<(), Error> {
+        for entry in self.recorder.take(game) {
+            writeln!(self.file, "{entry}").map_err(io(&self.path))?;
+        }
+        self.file.flush().map_err(io(&self.path))
+    }
+}
+
+/// A game at the terminal, who plays each seat, and the log it is written to.
 pub struct Table {
     game: Game,
     seed: u64,
-    log: Option<(std::fs::File, Recorder)>,
+    /// Who plays each seat, as recorded in a resumed log (`human`, `random` or an agent).
+    recorded_kinds: Option<Vec<(String, String)>>,
+    log: Option<LogFile>,
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
@@ -89,24 +153,15 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 }
 
 impl Table {
-    /// A new game; with `log`, its log is written to that file as the game goes.
-    pub fn new(rules: Rc<Rules>, seed: u64, players: Option<u8>, log: Option<&Path>) -> Result<Table, Error> {
+    /// A new game.
+    pub fn new(rules: Rc<Rules>, seed: u64, players: Option<u8>) -> Result<Table, Error> {
         let players = players.unwrap_or(rules.players.0);
-        let game = Game::recorded(rules.clone(), players, seed)?;
-        let mut table = Table { game, seed, log: None };
-        if let Some(path) = log {
-            let mut file = std::fs::File::create(path).map_err(io(path))?;
-            for tag in header_for(&rules, players, Some(seed)) {
-                writeln!(file, "{tag}").map_err(io(path))?;
-            }
-            writeln!(file).map_err(io(path))?;
-            table.log = Some((file, Recorder::default()));
-            write_log(&mut table.log, &table.game)?;
-        }
-        Ok(table)
+        let game = Game::recorded(rules, players, seed)?;
+        Ok(Table { game, seed, recorded_kinds: None, log: None })
     }
 
-    /// The game logged in `path`, replayed to where it stopped; play goes on logging to it.
+    /// The game logged in `path`, replayed to where it stopped; play goes on logging to it,
+    /// with the seats played as they were (`[agents]` tag) unless told otherwise.
     pub fn resume(path: &Path) -> Result<Table, Error> {
         let text = std::fs::read_to_string(path).map_err(io(path))?;
         let mut sources = Sources::default();
@@ -123,10 +178,14 @@ impl Table {
             )));
         }
         let seed = log.int_tag("seed").unwrap_or(0);
-        let out = std::fs::OpenOptions::new().append(true).open(path).map_err(io(path))?;
+        let recorded_kinds = log.text_tag("agents").map(|text| {
+            text.split_whitespace().filter_map(|pair| pair.split_once('=')).map(|(s, k)| (s.into(), k.into())).collect()
+        });
+        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(io(path))?;
         println!("resuming {} after {} actions", path.display(), replay.actions);
         let recorder = Recorder::after(&replay.game);
-        Ok(Table { game: replay.game, seed, log: Some((out, recorder)) })
+        let log = Some(LogFile { path: path.to_path_buf(), file, recorder });
+        Ok(Table { game: replay.game, seed, recorded_kinds, log })
     }
 
     /// The rules being played.
@@ -134,64 +193,112 @@ impl Table {
         self.game.rules().clone()
     }
 
-    /// Plays the game to its end at the terminal. Turns come as in simulation: in turn order,
-    /// or, in a real-time game, whenever a seat is ready (a human's action takes the same game
-    /// time as an agent's).
-    pub fn play(self, seats: &[(String, String)]) -> Result<(), Error> {
-        let rules = self.rules();
+    /// Who plays each seat: the first seat is yours and the others the ruleset's default agent,
+    /// unless a resumed log says otherwise; `--seat` choices come last. A seat named twice is
+    /// an error.
+    fn seat_kinds(&self, seats: &[(String, String)]) -> Result<Vec<String>, Error> {
+        let rules = self.game.rules();
         let players = self.game.players();
-        let seed = self.seed;
+        let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
         let mut kinds: Vec<String> =
             (0..players).map(|s| if s == 0 { "human".into() } else { rules.default_agent.clone() }).collect();
         let agent_names: Vec<&str> =
             ["human", "random"].into_iter().chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
-        for (seat, kind) in seats {
-            let Some(id) = rules.seat(seat).filter(|&s| s < players) else {
-                let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
+        let recorded = self.recorded_kinds.iter().flatten();
+        let mut named: Vec<&str> = Vec::new();
+        for (k, (seat, kind)) in recorded.chain(seats).enumerate() {
+            let Some(id) = names.iter().position(|n| n == seat) else {
                 return Err(Error::Input(format!("--seat {seat}: expected one of {}", names.join(", "))));
             };
             if !agent_names.contains(&kind.as_str()) {
                 return Err(Error::Input(format!("--seat {seat}={kind}: expected one of {}", agent_names.join(", "))));
             }
-            kinds[id as usize] = kind.clone();
+            // Recorded kinds may be overridden; `--seat` may name a seat only once.
+            let given = k >= self.recorded_kinds.as_ref().map_or(0, Vec::len);
+            if given && named.contains(&seat.as_str()) {
+                return Err(Error::Input(format!("--seat {seat} is given twice")));
+            }
+            if given {
+                named.push(seat);
+            }
+            kinds[id] = kind.clone();
+        }
+        Ok(kinds)
+    }
+
+    /// Starts writing the game's log to `path` (a new game): the header, with who plays each
+    /// seat so that `--resume` seats them again, then what happened so far.
+    fn log_to(&mut self, path: &Path, kinds: &[String]) -> Result<(), Error> {
+        let rules = self.game.rules();
+        let mut file = std::fs::File::create(path).map_err(io(path))?;
+        let mut tags = header_for(rules, self.game.players(), Some(self.seed));
+        let agents: Vec<String> =
+            kinds.iter().enumerate().map(|(s, kind)| format!("{}={kind}", rules.seats[s].name)).collect();
+        tags.push(Tag { name: "agents".into(), value: TagValue::Text(agents.join(" ")), comment: None });
+        for tag in tags {
+            writeln!(file, "{tag}").map_err(io(path))?;
+        }
+        writeln!(file).map_err(io(path))?;
+        let mut log = LogFile { path: path.to_path_buf(), file, recorder: Recorder::default() };
+        log.write(&self.game)?;
+        self.log = Some(log);
+        Ok(())
+    }
+
+    /// Plays the game to its end at the terminal (or until a human quits). Turns come as in
+    /// simulation: in turn order, or, in a real-time game, whenever a seat is ready (a human's
+    /// action takes the same game time as an agent's).
+    pub fn play(mut self, seats: &[(String, String)], log: Option<&Path>) -> Result<(), Error> {
+        let rules = self.rules();
+        let kinds = self.seat_kinds(seats)?;
+        if let Some(path) = log {
+            self.log_to(path, &kinds)?;
         }
         let humans = kinds.iter().filter(|k| *k == "human").count();
+        let screen = Rc::new(RefCell::new(Screen {
+            shared: humans > 1,
+            terminal: std::io::stdout().is_terminal(),
+            holder: None,
+            quit: false,
+        }));
+        let seed = self.seed;
         let mut agents: Vec<Box<dyn Agent>> = Vec::new();
         for (s, kind) in kinds.iter().enumerate() {
             agents.push(match kind.as_str() {
-                "human" => Box::new(Human { seat_name: rules.seats[s].name.clone(), shared_screen: humans > 1 }),
+                "human" => Box::new(Human {
+                    seat: s as SeatId,
+                    seat_name: rules.seats[s].name.clone(),
+                    screen: screen.clone(),
+                    told: 0,
+                }),
                 "random" => Box::new(RandomAgent::new(agent_seed(seed, s as u8))),
                 name => Box::new(
                     ScriptAgent::new(rules.clone(), name).ok_or_else(|| Error::Input(format!("no agent `{name}`")))?,
                 ),
             });
         }
-        println!("{} — seed {seed}", rules.name);
+        println!("{}", rules.name);
         for (s, kind) in kinds.iter().enumerate() {
             println!("  {}: {kind}", rules.seats[s].name);
         }
         let Table { mut game, mut log, .. } = self;
-        let mut told = game.events().len();
-        let mut after_each = |game: &Game| -> Result<(), Error> {
-            // Tell the humans what the agents did, without the arguments of secret actions.
-            for event in &game.events()[told..] {
-                if let Event::Acted { action, .. } = event
-                    && kinds[action.seat as usize] != "human"
-                    && humans > 0
-                {
-                    let def = &rules.actions[action.action as usize];
-                    if def.secret {
-                        println!("{} takes a secret {} action", rules.seats[action.seat as usize].name, def.name);
-                    } else {
-                        println!("{}", describe_action(&rules, action));
-                    }
+        let mut write = |game: &Game| log.as_mut().map_or(Ok(()), |l| l.write(game));
+        let played = play_out_observed(&mut game, &mut agents, 10_000_000, &mut write);
+        let logged = log.as_ref().map(|l| l.path.display().to_string());
+        match played {
+            Err(_) if screen.borrow().quit => {
+                match logged {
+                    Some(path) => println!("the game is kept in {path}: `tabula play --resume {path}` goes on"),
+                    None => println!("the game was not logged (`--log FILE` keeps a game to resume)"),
                 }
+                return Ok(());
             }
-            told = game.events().len();
-            write_log(&mut log, game)
-        };
-        play_out_observed(&mut game, &mut agents, 10_000_000, &mut after_each)?;
+            Err(e) => return Err(e),
+            Ok(_) => {}
+        }
+        // The game is over: nothing is secret any more.
         println!("\n{}", view(&game, None).render());
+        println!("seed {seed}{}", logged.map(|p| format!(", log {p}")).unwrap_or_default());
         Ok(())
     }
 }

@@ -173,19 +173,25 @@ fn register_view(engine: &mut Engine) {
         let Some((slot, def)) = v.defs.prop_ref(p, name) else {
             return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
         };
-        let value = v.state.borrow().prop(slot);
+        let state = v.state.borrow();
+        let value = state.prop(slot);
+        // A reference to a piece this seat cannot see would name it: the agent gets "?".
+        let index = slot - v.defs.pieces[p as usize].prop_base;
+        if !crate::view::may_show_prop(&v.defs, &state, Some(v.seat), p, index, value) {
+            return Ok(Dynamic::from(crate::log::MASKED));
+        }
         Ok(prop_dynamic(&v.defs, &def.kind, value))
     });
     engine.register_fn("pieces_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<Array> {
         let z = v.zone(zone)?;
-        let f = Filter::new(&v.defs, &filter)?;
+        let f = Filter::new(&v.defs, &filter)?.seen_by(v.seat);
         let s = v.state.borrow();
         let seen = v.visible_in(z);
         Ok(seen.into_iter().filter(|&p| f.matches(&v.defs, &s, p)).map(|p| Dynamic::from_int(i64::from(p))).collect())
     });
     engine.register_fn("count_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<i64> {
         let z = v.zone(zone)?;
-        let f = Filter::new(&v.defs, &filter)?;
+        let f = Filter::new(&v.defs, &filter)?.seen_by(v.seat);
         let s = v.state.borrow();
         let seen = |&p: &PieceId| crate::view::visible(&v.defs, &s, Some(v.seat), z, p);
         Ok(s.pieces_in_any_order(z).filter(seen).filter(|&p| f.matches(&v.defs, &s, p)).count() as i64)
@@ -196,12 +202,12 @@ fn register_view(engine: &mut Engine) {
     });
     engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
         let p = v.seen(from)?;
-        let goals = [Filter::new(&v.defs, &goal)?];
+        let goals = [Filter::new(&v.defs, &goal)?.seen_by(v.seat)];
         Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
     });
     engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
         let p = v.seen(from)?;
-        let goals = filters(&v.defs, &goals)?;
+        let goals: Vec<Filter> = filters(&v.defs, &goals)?.into_iter().map(|f| f.seen_by(v.seat)).collect();
         Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
     });
     engine.register_fn("linked", |v: &mut SeatView, from: i64, links: Array| -> RhaiResult<Array> {
@@ -749,9 +755,22 @@ fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<Seat
         }
         let Some((slot, def)) = defs.prop_ref(p, prop) else { continue };
         let value = state.prop(slot);
-        // Words (dice faces) are counted under their own name, with no string built.
+        // Words (dice faces) are counted under their own name, with no string built; a
+        // reference to a piece the seat cannot see is counted under "?".
         let name: std::borrow::Cow<str> = match (&def.kind, defs.symbols.get(value as usize)) {
             (PropKind::Word(_), Some(word)) => word.as_str().into(),
+            (_, _)
+                if !crate::view::may_show_prop(
+                    defs,
+                    state,
+                    seat,
+                    p,
+                    slot - defs.pieces[p as usize].prop_base,
+                    value,
+                ) =>
+            {
+                crate::log::MASKED.into()
+            }
             _ => defs.show_prop(&def.kind, value).into(),
         };
         match out.get_mut(name.as_ref()) {
@@ -880,6 +899,9 @@ fn filters(defs: &Defs, maps: &Array) -> RhaiResult<Vec<Filter>> {
 struct Filter {
     kind: Option<u16>,
     props: Vec<PropTest>,
+    /// The seat whose agent asks (`None` in rule hooks): a piece-valued property that refers to
+    /// a piece this seat cannot see matches nothing, or a filter would tell which piece it is.
+    seat: Option<SeatId>,
 }
 
 /// One `prop: value` of a filter, resolved once: the wanted value as the state stores it, and
@@ -897,7 +919,7 @@ struct PropTest {
 
 impl Filter {
     fn new(defs: &Defs, map: &Map) -> RhaiResult<Filter> {
-        let mut f = Filter { kind: None, props: Vec::new() };
+        let mut f = Filter { kind: None, props: Vec::new(), seat: None };
         for (k, v) in map {
             if k.as_str() == "kind" {
                 let name =
@@ -916,6 +938,12 @@ impl Filter {
             }
         }
         Ok(f)
+    }
+
+    /// The filter as `seat`'s agent may use it.
+    fn seen_by(mut self, seat: SeatId) -> Filter {
+        self.seat = Some(seat);
+        self
     }
 
     fn matches(&self, defs: &Defs, state: &State, piece: PieceId) -> bool {
@@ -937,7 +965,11 @@ impl Filter {
             let value = state.prop(def.prop_base + i);
             match &kind.props[i].kind {
                 PropKind::Word(_) => test.word.flatten().is_some_and(|w| i64::from(w) == value),
-                PropKind::Int(..) | PropKind::Piece(_) => test.int == Some(value),
+                PropKind::Int(..) => test.int == Some(value),
+                PropKind::Piece(_) => {
+                    test.int == Some(value)
+                        && (self.seat.is_none() || crate::view::may_show_prop(defs, state, self.seat, piece, i, value))
+                }
             }
         })
     }
@@ -1113,6 +1145,50 @@ impl Scripts {
             None => self.engine.call_fn_with_options::<Dynamic>(call_options, &mut scope, &self.ast, name, (view,)),
         };
         result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
+    }
+
+    /// Everything a script agent of `seat` can read through its `View` handle, as text: every
+    /// zone's count and visible pieces, each piece's name, kind, zone and properties, the
+    /// counters shown, the phase and the prompt. Read through the handle's own functions (a
+    /// probe script on the scripts' engine), so that the information-set test compares what an
+    /// agent really gets.
+    pub(crate) fn probe_view(&self, state: &State, seat: SeatId) -> Result<String, Error> {
+        const PROBE: &str = r#"
+            fn probe(view, zones, counters, props) {
+                let out = [view.seat(), view.phase(), view.prompt(), view.players()];
+                for c in counters { try { out += [c, view.counter(c)]; } catch { out += [c, "not shown"]; } }
+                for z in zones {
+                    out += [z, view.count(z)];
+                    for p in view.pieces(z) {
+                        out += [p, view.name(p), view.kind(p), view.zone_of(p)];
+                        for name in props { try { out += [name, view.prop(p, name)]; } catch { } }
+                        out += [view.piece(view.name(p))];
+                    }
+                    out += [view.tally(z, "face")];
+                }
+                out
+            }
+        "#;
+        let ast = self.engine.compile(PROBE).map_err(|e| Error::Input(format!("view probe: {e}")))?;
+        self.cell.borrow_mut().copy_for_scratch(state);
+        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        let names = |list: &[ImmutableString]| -> Array { list.iter().cloned().map(Dynamic::from).collect() };
+        let mut props: Vec<ImmutableString> = self
+            .defs
+            .kinds
+            .iter()
+            .flat_map(|k| k.props.iter().map(|p| ImmutableString::from(p.name.as_str())))
+            .collect();
+        props.sort();
+        props.dedup();
+        let counters: Vec<ImmutableString> = self.defs.counters.iter().map(|c| c.name.as_str().into()).collect();
+        let args = (view, names(&self.defs.zone_names), names(&counters), names(&props));
+        let options = CallFnOptions::new().eval_ast(false);
+        let out = self
+            .engine
+            .call_fn_with_options::<Array>(options, &mut Scope::new(), &ast, "probe", args)
+            .map_err(|e| Error::Input(format!("view probe: {e}")))?;
+        Ok(out.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "))
     }
 
     /// Runs a hook whose return value does not matter.

@@ -13,7 +13,8 @@ use crate::agent::{Agent, Decision, Plan, RandomAgent, ScriptAgent, Turn};
 use crate::diag::Error;
 use crate::flow::Game;
 use crate::rng::Rng;
-use crate::rules::Rules;
+use crate::rules::{ActionId, Rules, SeatId};
+use crate::view::sight_fingerprint;
 
 /// How to run a simulation.
 #[derive(Clone, Debug)]
@@ -76,75 +77,69 @@ pub fn play_out(game: &mut Game, agents: &mut [Box<dyn Agent>], max_decisions: u
     play_out_observed(game, agents, max_decisions, &mut |_| Ok(()))
 }
 
-/// Like `play_out`, calling `after_each` after every action (tests check invariants with it).
+/// Like `play_out`, calling `after_each` after every action, and after the clock moved the game
+/// on by itself (a timer fired: the game may have ended on the clock).
 pub fn play_out_observed(
     game: &mut Game,
     agents: &mut [Box<dyn Agent>],
     max_decisions: u64,
     after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
 ) -> Result<u64, Error> {
-    if let Some(pace) = game.rules().pace {
-        return play_out_in_real_time(game, agents, pace, max_decisions, after_each);
-    }
+    let mut scheduler = Scheduler::new(game, max_decisions);
     let mut decisions = 0u64;
-    while !game.is_over() {
-        let Some(&seat) = game.to_act().first() else {
-            return Err(Error::Input(format!(
-                "the game is stuck in phase `{}`: nobody may act and it is not over",
-                game.phase()
-            )));
-        };
-        match agents[seat as usize].plan(&Turn::new(game, seat))? {
-            Plan::Choose => {
-                let legal = game.legal_actions(seat)?;
-                if legal.is_empty() {
-                    return Err(Error::Input(format!(
-                        "{} must decide in phase `{}` but has no legal action",
-                        game.rules().seats[seat as usize].name,
-                        game.phase()
-                    )));
-                }
-                take_turn(game, agents, seat, &legal, after_each)?;
-            }
-            Plan::Take(action) => take_planned(game, seat, &action, after_each)?,
-            Plan::Wait => {
-                return Err(Error::Input(format!(
-                    "the agent of {} waited, but the game waits for it",
-                    game.rules().seats[seat as usize].name
-                )));
-            }
+    loop {
+        let changes = game.state().changes();
+        let next = scheduler.next(game)?;
+        if game.state().changes() != changes {
+            after_each(game)?;
         }
-        decisions = counted(decisions, max_decisions)?;
+        let Some(seat) = next else { return Ok(decisions) };
+        let before = game.state().changes();
+        let taken = take_turn(game, agents, seat, scheduler.is_real_time(), after_each)?;
+        scheduler.done(game, seat, taken, before);
+        if taken.is_some() {
+            decisions = counted(decisions, max_decisions)?;
+        }
     }
-    Ok(decisions)
 }
 
-/// `seat`'s agent chooses among `legal`, and its choice is applied; returns the action taken.
-fn take_turn<'a>(
+/// `seat`'s agent plans, or chooses among the legal actions, and its action is applied; returns
+/// the action taken, or `None` when the seat waits (real time only: a turn-based game waits for
+/// the seat, so waiting there is an error).
+fn take_turn(
     game: &mut Game,
     agents: &mut [Box<dyn Agent>],
     seat: u8,
-    legal: &'a [crate::state::Action],
+    real_time: bool,
     after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
-) -> Result<&'a crate::state::Action, Error> {
-    let choice = agents[seat as usize].choose(&Decision::new(game, seat, legal))?.min(legal.len() - 1);
-    game.apply_unchecked(&legal[choice])?;
-    after_each(game)?;
-    Ok(&legal[choice])
-}
-
-/// Applies the action an agent worked out itself, after checking that it is legal.
-fn take_planned(
-    game: &mut Game,
-    seat: u8,
-    action: &crate::state::Action,
-    after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
-) -> Result<(), Error> {
-    game.check_legal(action).map_err(|e| {
-        Error::Input(format!("the agent of {} took an illegal action: {e}", game.rules().seats[seat as usize].name))
-    })?;
-    game.apply_unchecked(action)?;
-    after_each(game)
+) -> Result<Option<ActionId>, Error> {
+    let name = |game: &Game| game.rules().seats[seat as usize].name.clone();
+    match agents[seat as usize].plan(&Turn::new(game, seat))? {
+        Plan::Choose => {
+            let legal = game.legal_actions(seat)?;
+            if legal.is_empty() {
+                // Real time: nothing to do now (a player already out of the game).
+                if real_time {
+                    return Ok(None);
+                }
+                let message = format!("{} must decide in phase `{}` but has no legal action", name(game), game.phase());
+                return Err(Error::Input(message));
+            }
+            let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
+            game.apply_unchecked(&legal[choice])?;
+            after_each(game)?;
+            Ok(Some(legal[choice].action))
+        }
+        Plan::Take(action) => {
+            game.check_legal(&action)
+                .map_err(|e| Error::Input(format!("the agent of {} took an illegal action: {e}", name(game))))?;
+            game.apply_unchecked(&action)?;
+            after_each(game)?;
+            Ok(Some(action.action))
+        }
+        Plan::Wait if real_time => Ok(None),
+        Plan::Wait => Err(Error::Input(format!("the agent of {} waited, but the game waits for it", name(game)))),
+    }
 }
 
 /// One more decision, or an error once a game has taken too many (a ruleset that never ends).
@@ -155,73 +150,146 @@ fn counted(decisions: u64, max_decisions: u64) -> Result<u64, Error> {
     Ok(decisions + 1)
 }
 
-/// Real time: a seat's agent needs `pace` ms of game time per action (or the action's own
-/// `time`). The seat whose agent is ready first acts (ties go to the earlier seat), at that game
-/// time, after the timers the clock passes on the way. A seat with nothing to do waits one pace
-/// and looks again. A seat whose action changed nothing (a roll that kept every die) waits
-/// until something in the game changes: asking it again before would get the same answer.
-fn play_out_in_real_time(
-    game: &mut Game,
-    agents: &mut [Box<dyn Agent>],
-    pace: i64,
-    max_decisions: u64,
-    after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
-) -> Result<u64, Error> {
-    let mut ready = vec![game.clock(); game.players() as usize];
-    // For a seat whose last action changed nothing: the game's change count at that moment.
-    let mut idle_since: Vec<Option<u64>> = vec![None; game.players() as usize];
-    let (mut decisions, mut looks) = (0u64, 0u64);
-    while !game.is_over() {
-        let changes = game.state().changes();
-        let waiting: Vec<u8> = game.to_act().into_iter().filter(|&s| idle_since[s as usize] != Some(changes)).collect();
-        let Some(seat) = waiting.iter().copied().min_by_key(|&s| (ready[s as usize], s)) else {
-            // Nobody may act: let the clock run to the next timer.
-            match game.next_timer_at() {
-                Some(at) => game.advance_clock(at)?,
-                None => {
-                    return Err(Error::Input(format!("the game is stuck in phase `{}`: nobody may act", game.phase())));
-                }
+/// Who is asked to act next, and when.
+///
+/// Turn-based games ask the first seat that may act. In real time (a ruleset with a `pace`) a
+/// seat's agent needs `pace` ms of game time per action (or the action's own `time`): the seat
+/// whose agent is ready first acts (ties go to the earlier seat), at that game time, after the
+/// timers the clock passes on the way. A seat with nothing to do, or whose action changed
+/// nothing (a roll that kept every die), waits until what *it* sees changes (its
+/// `view::sight_fingerprint`): asking it again before would get the same answer, and waking it
+/// on a change it cannot see would tell it that something hidden happened.
+#[derive(Clone, Debug)]
+pub struct Scheduler {
+    pace: Option<i64>,
+    /// When each seat's agent is ready to act again (game time).
+    ready: Vec<i64>,
+    /// For each waiting seat: what it saw when it began to wait.
+    idle: Vec<Option<Idle>>,
+    /// The game time of the turn last handed out.
+    at: i64,
+    looks: u64,
+    max_looks: u64,
+}
+
+/// What a waiting seat saw: the game's change count when last checked, and its sight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Idle {
+    changes: u64,
+    sight: u64,
+}
+
+impl Scheduler {
+    /// A scheduler for `game`, giving up after `max_decisions` turns (ten times that many
+    /// looks in real time, where seats may look and wait).
+    pub fn new(game: &Game, max_decisions: u64) -> Self {
+        Scheduler {
+            pace: game.rules().pace,
+            ready: vec![game.clock(); game.players() as usize],
+            idle: vec![None; game.players() as usize],
+            at: game.clock(),
+            looks: 0,
+            max_looks: max_decisions.saturating_mul(10),
+        }
+    }
+
+    /// Whether seats act in real time.
+    pub fn is_real_time(&self) -> bool {
+        self.pace.is_some()
+    }
+
+    /// The seat to ask next, `None` once the game is over. In real time the clock is first moved
+    /// to that seat's moment, firing the timers it passes.
+    pub fn next(&mut self, game: &mut Game) -> Result<Option<SeatId>, Error> {
+        let Some(pace) = self.pace else {
+            if game.is_over() {
+                return Ok(None);
             }
-            continue;
+            return match game.to_act().first() {
+                Some(&seat) => Ok(Some(seat)),
+                None => Err(Error::Input(format!(
+                    "the game is stuck in phase `{}`: nobody may act and it is not over",
+                    game.phase()
+                ))),
+            };
         };
-        let at = ready[seat as usize].max(game.clock());
-        game.advance_clock(at)?;
-        ready[seat as usize] = at + pace;
-        looks += 1;
-        if looks >= max_decisions.saturating_mul(10) {
-            return Err(Error::Input(format!("the game did not end after {looks} turns of the agents")));
-        }
-        if game.is_over() || !game.to_act().contains(&seat) {
-            continue;
-        }
-        let before = game.state().changes();
-        let taken = match agents[seat as usize].plan(&Turn::new(game, seat))? {
-            Plan::Choose => {
-                let legal = game.legal_actions(seat)?;
-                if legal.is_empty() {
-                    // Nothing to do now (a player already out of the game): wait until something
-                    // changes.
-                    idle_since[seat as usize] = Some(before);
+        while !game.is_over() {
+            let to_act = game.to_act();
+            let mut chosen: Option<SeatId> = None;
+            for &s in &to_act {
+                if self.still_idle(game, s) {
                     continue;
                 }
-                take_turn(game, agents, seat, &legal, after_each)?.action
+                let ready = &self.ready;
+                if chosen.is_none_or(|c: SeatId| (ready[s as usize], s) < (ready[c as usize], c)) {
+                    chosen = Some(s);
+                }
             }
-            Plan::Take(action) => {
-                take_planned(game, seat, &action, after_each)?;
-                action.action
-            }
-            Plan::Wait => {
-                idle_since[seat as usize] = Some(before);
+            let Some(seat) = chosen else {
+                // Nobody may act: let the clock run to the next timer.
+                match game.next_timer_at() {
+                    Some(at) => game.advance_clock(at)?,
+                    None => {
+                        return Err(Error::Input(format!(
+                            "the game is stuck in phase `{}`: nobody may act",
+                            game.phase()
+                        )));
+                    }
+                }
                 continue;
+            };
+            let at = self.ready[seat as usize].max(game.clock());
+            game.advance_clock(at)?;
+            self.ready[seat as usize] = at + pace;
+            self.at = at;
+            self.looks += 1;
+            if self.looks >= self.max_looks {
+                return Err(Error::Input(format!("the game did not end after {} turns of the agents", self.looks)));
             }
-        };
-        idle_since[seat as usize] = (game.state().changes() == before).then_some(before);
-        // The seat is busy for as long as the chosen action takes.
-        let took = game.rules().actions[taken as usize].time.unwrap_or(pace);
-        ready[seat as usize] = at + took.max(1);
-        decisions = counted(decisions, max_decisions)?;
+            if !game.is_over() && game.to_act().contains(&seat) {
+                return Ok(Some(seat));
+            }
+        }
+        Ok(None)
     }
-    Ok(decisions)
+
+    /// Tells the scheduler how `seat`'s turn went: the action it took (`None`: it waited), and
+    /// the game's change count before the turn.
+    pub fn done(&mut self, game: &Game, seat: SeatId, taken: Option<ActionId>, changes_before: u64) {
+        let Some(pace) = self.pace else { return };
+        let s = seat as usize;
+        if let Some(action) = taken {
+            // The seat is busy for as long as the chosen action takes.
+            let took = game.rules().actions[action as usize].time.unwrap_or(pace);
+            self.ready[s] = self.at + took.max(1);
+        }
+        let changed = taken.is_some() && game.state().changes() != changes_before;
+        // Waiting, or an action that changed nothing: wait until the seat sees a change.
+        self.idle[s] =
+            (!changed).then(|| Idle { changes: game.state().changes(), sight: sight_fingerprint(game, seat) });
+    }
+
+    /// A seat's timing as the scheduler keeps it: when it is next ready, and whether it waits
+    /// for a change. Part of what a seat may learn (the information-set test compares it).
+    pub fn timing(&self, seat: SeatId) -> (i64, bool) {
+        (self.ready.get(seat as usize).copied().unwrap_or(0), self.idle.get(seat as usize).is_some_and(|i| i.is_some()))
+    }
+
+    /// Whether a waiting seat still sees nothing new (checked cheaply when nothing changed).
+    fn still_idle(&mut self, game: &Game, seat: SeatId) -> bool {
+        let Some(idle) = self.idle[seat as usize] else { return false };
+        let changes = game.state().changes();
+        if changes == idle.changes {
+            return true;
+        }
+        if sight_fingerprint(game, seat) == idle.sight {
+            self.idle[seat as usize] = Some(Idle { changes, ..idle });
+            true
+        } else {
+            self.idle[seat as usize] = None;
+            false
+        }
+    }
 }
 
 /// The agents for a game seeded `game_seed`: `random`, or a ruleset agent, on every seat.

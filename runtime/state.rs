@@ -85,6 +85,10 @@ pub struct StatedChance {
     pub queue: VecDeque<(usize, Stated)>,
     /// When set, a chance the log does not state is an error (a log without a seed).
     pub required: bool,
+    /// When set, outcomes are stated for some draws only: a draw the first queued outcome does
+    /// not fit comes from the generator, and the outcome waits for a draw it fits. The
+    /// information-set test (`secrecy`) gives a game the chance a seat saw in another this way.
+    pub partial: bool,
 }
 
 /// Where the current phase is in its life.
@@ -431,6 +435,7 @@ impl State {
     /// now (checked by `fits`), or the replay has diverged from the log.
     fn take_stated(&mut self, what: &str, fits: impl Fn(&Stated) -> bool) -> Result<Option<Stated>, String> {
         match self.stated.queue.front() {
+            Some(_) if self.stated.partial && !fits(&self.stated.queue[0].1) => Ok(None),
             Some((line, s)) if !fits(s) => {
                 Err(format!("the log states {} at line {line}, but the rules {what} here", describe_stated(s)))
             }
@@ -468,6 +473,22 @@ impl State {
         pieces.reverse();
         self.emit(Event::Shuffled { zone, order: pieces });
         Ok(())
+    }
+
+    /// Puts an ordered zone's pieces, but the first `keep` from the top, in a new order drawn
+    /// from `rng`, recording nothing: for the information-set check only, which makes a game
+    /// that differs from another in what a seat cannot see. Not a move of the rules.
+    pub(crate) fn reorder_unrecorded(&mut self, defs: &Defs, zone: ZoneId, keep: usize, rng: &mut crate::rng::Rng) {
+        let pieces = self.pieces_in(defs, zone);
+        if pieces.len() <= keep + 1 {
+            return;
+        }
+        let keys: Vec<i64> = pieces.iter().map(|&p| self.order[p as usize]).collect();
+        let mut moved = pieces[keep..].to_vec();
+        rng.shuffle(&mut moved);
+        for (p, key) in pieces[..keep].iter().chain(&moved).zip(keys) {
+            self.order[*p as usize] = key;
+        }
     }
 
     /// A uniform integer in `0..n` from the game's generator (or the replayed log), recorded as

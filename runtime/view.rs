@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::event::describe_action;
 use crate::flow::Game;
-use crate::rules::{CounterSight, Defs, PieceId, SeatId, Sight, ZoneId};
+use crate::rules::{CounterSight, Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
 use crate::state::State;
 
 /// What one seat (or, with no seat, an omniscient observer) knows of the game.
@@ -70,14 +70,45 @@ pub(crate) fn visible(defs: &Defs, state: &State, seat: Option<SeatId>, zone: Zo
     }
 }
 
-fn piece_view(defs: &Defs, game: &Game, piece: PieceId) -> PieceView {
+/// Whether the value of property `index` of `piece` may be shown to `seat`. A reference to a
+/// piece the seat cannot see would tell which piece it is (the card a player just drew), so it
+/// is shown only when the referenced piece is seen, or when it is the value the ruleset
+/// declares for the piece (printed on it: a card that names another piece), which is no secret.
+pub(crate) fn may_show_prop(
+    defs: &Defs,
+    state: &State,
+    seat: Option<SeatId>,
+    piece: PieceId,
+    index: usize,
+    value: i64,
+) -> bool {
+    let def = &defs.pieces[piece as usize];
+    match defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind) {
+        Some(PropKind::Piece(_)) if value >= 0 && (value as usize) < defs.pieces.len() => {
+            let referenced = value as PieceId;
+            def.props.get(index) == Some(&value) || visible(defs, state, seat, state.zone_of(referenced), referenced)
+        }
+        _ => true,
+    }
+}
+
+fn piece_view(defs: &Defs, game: &Game, seat: Option<SeatId>, piece: PieceId) -> PieceView {
     let def = &defs.pieces[piece as usize];
     let kind = &defs.kinds[def.kind as usize];
+    let state = game.state();
     let props = kind
         .props
         .iter()
         .enumerate()
-        .map(|(i, p)| (p.name.clone(), defs.show_prop(&p.kind, game.state().prop(def.prop_base + i))))
+        .map(|(i, p)| {
+            let value = state.prop(def.prop_base + i);
+            let shown = if may_show_prop(defs, state, seat, piece, i, value) {
+                defs.show_prop(&p.kind, value)
+            } else {
+                crate::log::MASKED.to_string()
+            };
+            (p.name.clone(), shown)
+        })
         .collect();
     PieceView { name: def.name.clone(), face_up: game.state().is_face_up(piece), props }
 }
@@ -113,7 +144,7 @@ pub fn view(game: &Game, seat: Option<SeatId>) -> View {
         for &p in &all {
             let shown = sees_piece(game, seat, z, p) || (sight == Sight::Top && def.ordered && Some(p) == top);
             if shown {
-                pieces.push(piece_view(defs, game, p));
+                pieces.push(piece_view(defs, game, seat, p));
             }
         }
         let count = (sight != Sight::None).then_some(all.len() as u32);
@@ -146,6 +177,75 @@ pub fn view(game: &Game, seat: Option<SeatId>) -> View {
         to_act: game.to_act().iter().map(|&s| defs.seats[s as usize].name.clone()).collect(),
         decision,
     }
+}
+
+/// A fingerprint of what `seat` sees now, the clock aside: equal views give equal fingerprints
+/// (and different ones, different fingerprints but for hash collisions). The real-time
+/// scheduler wakes a waiting seat when its fingerprint changes, so that a change the seat cannot
+/// see does not tell it, by waking it, that something happened. Built without allocating: it is
+/// taken for every waiting seat after every change.
+pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
+    use std::hash::Hasher;
+    let defs = &**game.rules();
+    let state = game.state();
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u16(state.phase);
+    h.write_i32(state.outcome.map_or(-1, i32::from));
+    for (c, def) in defs.counters.iter().enumerate() {
+        let shown = match def.visible {
+            CounterSight::All => true,
+            CounterSight::Owner => def.owner == Some(seat),
+            CounterSight::None => false,
+        };
+        if shown {
+            h.write_i64(state.counter(c as u16));
+        }
+    }
+    let write_piece = |h: &mut rustc_hash::FxHasher, z: ZoneId, p: PieceId| {
+        h.write_u16(z);
+        h.write_u16(p);
+        h.write_u8(u8::from(state.is_face_up(p)));
+        let piece = &defs.pieces[p as usize];
+        for i in 0..defs.kinds[piece.kind as usize].props.len() {
+            let value = state.prop(piece.prop_base + i);
+            let shown = may_show_prop(defs, state, Some(seat), p, i, value);
+            h.write_i64(if shown { value } else { i64::MIN });
+        }
+    };
+    // Pieces of unordered zones in one pass, in id order.
+    for p in 0..defs.pieces.len() as PieceId {
+        let z = state.zone_of(p);
+        if !defs.zones[z as usize].ordered && visible(defs, state, Some(seat), z, p) {
+            write_piece(&mut h, z, p);
+        }
+    }
+    for (z, def) in defs.zones.iter().enumerate() {
+        let z = z as ZoneId;
+        let sight = def.sight(seat);
+        if sight != Sight::None {
+            h.write_u32(state.count(z));
+        }
+        // Ordered zones in their order (the order of what is seen is seen too).
+        if def.ordered && state.count(z) > 0 {
+            let pieces = state.pieces_in(defs, z);
+            let top = pieces.first().copied().filter(|_| sight == Sight::Top);
+            for p in pieces {
+                if visible(defs, state, Some(seat), z, p) || Some(p) == top {
+                    write_piece(&mut h, z, p);
+                }
+            }
+        }
+    }
+    for s in game.to_act() {
+        h.write_u8(s);
+    }
+    if let Some(p) = game.prompt().filter(|p| p.seat == seat) {
+        h.write_u16(p.action);
+        h.write(format!("{:?}", p.fixed).as_bytes());
+    }
+    // Timers are public: a timer that fires is seen by everyone, even if it changes nothing.
+    h.write_usize(state.next_timer);
+    h.finish()
 }
 
 impl View {

@@ -10,8 +10,14 @@ fn a_human_plays_a_whole_game_against_the_random_police() {
     assert!(out.contains("decide: choose_ability angela <ability>"), "the exile is asked at setup");
     assert!(out.contains("game over: "), "the game ends: {}", &out[out.len().saturating_sub(500)..]);
     // The police's placements are secret: the exile is told that it acted, never where.
-    assert!(out.contains("police takes a secret investigate action"));
-    assert!(!out.contains("police: investigate"), "a police placement leaked to the exile's screen");
+    assert!(out.contains("police: investigate ? ?"));
+    assert!(!out.contains("police: investigate arrest"), "a police placement leaked to the exile's screen");
+    // The exile is told what the round brought: the reveal and the tunnel.
+    assert!(out.contains("is turned face up in police_"), "no reveal narrated");
+    // The seed is a secret of the table until the game is over.
+    let over = out.find("game over: ").expect("game over");
+    assert!(!out[..over].contains("seed"), "the seed was shown before the end");
+    assert!(out[over..].contains("seed 3"), "the seed is shown at the end");
     // Until the reveal (phases setup, assign, investigation) the exile's screens never list a
     // police card in an area; after it, the cards lie face up for both to see.
     let mut screens_before_reveal = 0;
@@ -37,6 +43,14 @@ fn two_humans_at_one_screen_hand_it_over_between_turns() {
     assert!(out.contains("Pass the screen to exile"));
     assert!(out.contains("Pass the screen to police"));
     assert!(out.contains("game over: "));
+    // The screen changes hands only when the other seat is to move: the exile's six setup
+    // choices come one after the other on one screen.
+    let handovers = out.matches("Pass the screen to").count();
+    let setup = out.split("phase assign").next().unwrap_or_default();
+    assert_eq!(setup.matches("Pass the screen to").count(), 1, "{setup}");
+    assert!(handovers < out.matches("view of ").count(), "a hand-over before every screen");
+    // Standard output is not a terminal here: no escape codes, a plain separator instead.
+    assert!(!out.contains('\x1b'), "escape codes written to a pipe");
 }
 
 #[test]
@@ -92,6 +106,29 @@ fn a_human_plays_a_real_time_game_with_agent_teammates() {
     let (ok, out, err) = tabula(&["play", "temple", "--players", "2", "--seed", "3"], &"1\n".repeat(2000));
     assert!(ok, "{err}");
     assert!(out.contains("blue: heuristic"), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("blue: ")), "the heuristic teammate never acted");
+    assert!(out.lines().any(|l| l.trim_start().starts_with("blue: ")), "the heuristic teammate never acted");
     assert!(out.contains("game over: "));
+}
+
+#[test]
+fn a_real_time_game_logged_at_the_terminal_replays_to_the_same_end() {
+    // Agents on both seats: the game runs to its end, often lost on the clock (the collapse),
+    // which no action of a seat ends. The log must still say so.
+    let dir = std::env::temp_dir().join(format!("tabula-cli-clock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    for seed in ["1", "2", "3"] {
+        let log = dir.join(format!("game-{seed}.log"));
+        let _ = std::fs::remove_file(&log);
+        let log = log.to_str().expect("path");
+        let args = ["play", "temple", "--players", "2", "--seat", "red=heuristic", "--seed", seed, "--log", log];
+        let (ok, out, err) = tabula(&args, "");
+        assert!(ok, "{err}");
+        let outcome = out.split("game over: ").nth(1).and_then(|s| s.split_whitespace().next()).expect("an outcome");
+        let text = std::fs::read_to_string(log).expect("log");
+        assert!(text.trim_end().ends_with(&format!("result {outcome}")), "seed {seed}: the log has no end:\n{text}");
+        assert!(text.contains("[agents \"red=heuristic blue=heuristic\"]"), "who played is recorded");
+        let (ok, replayed, err) = tabula(&["replay", log], "");
+        assert!(ok, "seed {seed}: {err}");
+        assert!(replayed.contains(&format!("game over: {outcome}")), "seed {seed}: {replayed}");
+    }
 }

@@ -165,6 +165,8 @@ fn the_police_copy_never_shows_where_a_chip_was_placed() {
                 if let EntryKind::Action { seat, name, args, .. } = &e.kind
                     && seat == mine
                     && (name == "assign" || name == "investigate")
+                    // A released member goes to the city face up, where the police sees it.
+                    && !(name == "assign" && args.last().is_some_and(|a| a == "city") && !args.contains(&"?".into()))
                 {
                     assert!(args.iter().all(|a| a == "?"), "seed {seed}: {seat}'s {name} shown to the other seat: {e}");
                     masked += 1;
@@ -412,4 +414,45 @@ fn play_logs_as_it_goes_and_resume_finishes_the_game() {
 
     let (ok, _, err) = tabula(&["play", "--resume", path.to_str().unwrap()], "");
     assert!(!ok && err.contains("already over"), "{err}");
+}
+
+#[test]
+fn a_seat_copy_keeps_no_seed_no_unknown_tag_and_no_comment() {
+    let rules = load("rulesets/east-berlin");
+    let police = rules.seat("police").unwrap();
+    let log = record(&play_recorded(&rules, 5), Some(5));
+    let mut text = log.to_string();
+    // A writer's additions: an unknown tag, comments on tags, actions and clock lines.
+    text = text.replacen("[players 2]", "[players 2] # angela digs\n[notes \"angela tunnel\"]", 1);
+    text = text
+        .lines()
+        .map(|l| if l.starts_with("exile: assign angela") { format!("{l} # she digs") } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let parsed = parse(&text, 0).expect("parses");
+    let copy = seat_log(&parsed, rules.clone(), police).expect("police copy").to_string();
+    assert!(!copy.contains("[seed"), "the seed reproduces every hidden choice:\n{copy}");
+    assert!(!copy.contains("[notes"), "an unknown tag may say anything:\n{copy}");
+    assert!(!copy.contains("angela digs"), "a tag's comment is the writer's:\n{copy}");
+    assert!(!copy.contains("she digs"), "an action's comment is the writer's:\n{copy}");
+    assert!(
+        copy.starts_with("[ruleset \"east-berlin\"]\n[players 2]\n[seats \"exile police\"]\n[fingerprint"),
+        "{copy}"
+    );
+    // The full log keeps them all.
+    let full = parse(&text, 0).expect("parses").to_string();
+    assert!(full.contains("[seed 5]") && full.contains("[notes \"angela tunnel\"]"));
+}
+
+#[test]
+fn a_released_member_sent_face_up_to_the_city_is_not_masked_for_the_police() {
+    // released-member.log: a member released in Phase 6 must go to the city next round, face
+    // up: the police sees the chip there, so its copy says so.
+    let rules = load("rulesets/east-berlin");
+    let text = std::fs::read_to_string("examples/logs/east-berlin/released-member.log").expect("log");
+    let log = parse(&text, 0).expect("parses");
+    let copy = seat_log(&log, rules.clone(), rules.seat("police").unwrap()).expect("police copy").to_string();
+    let released: Vec<&str> = copy.lines().filter(|l| l.starts_with("exile: assign") && !l.contains('?')).collect();
+    assert!(!released.is_empty(), "no assignment shown in the open:\n{copy}");
+    assert!(released.iter().all(|l| l.ends_with(" city")), "{released:?}");
 }

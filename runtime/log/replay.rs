@@ -263,7 +263,7 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
 /// face up for it to see, and none of the comments written into the log (their writer saw
 /// everything).
 pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, ReplayError> {
-    let mut out = Log { tags: log.tags.clone(), entries: Vec::new() };
+    let mut out = Log { tags: public_tags(log), entries: Vec::new() };
     let actions = steps(log);
     let first = actions.first().copied().unwrap_or(log.entries.len());
     let defs = rules.clone();
@@ -287,15 +287,45 @@ pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, Replay
                 EntryKind::Result(_) => out.entries.extend(note.by_ref()),
                 _ => {}
             }
-            let mut entry = mask(&defs, game, seat, entry);
-            if !matches!(entry.kind, EntryKind::Clock(_)) {
-                entry.comment = None;
-            }
+            let mut entry = mask(&defs, game, seat, step, entry);
+            // A clock line says which timers the clock passed: their names come from the
+            // rules (public), never from what the writer put after the line.
+            entry.comment = match entry.kind {
+                EntryKind::Clock(_) => timers_fired(&defs, step),
+                _ => None,
+            };
             out.entries.push(entry);
         }
         out.entries.extend(note);
     })?;
     Ok(out)
+}
+
+/// The header tags a seat may see: the known public ones, without their comments. The seed is
+/// left out (it reproduces every hidden chance outcome and the other seats' random agents), and
+/// so is every tag tabula does not know (a writer's `[notes "..."]` may hold anything).
+fn public_tags(log: &Log) -> Vec<super::Tag> {
+    log.tags
+        .iter()
+        .filter(|t| PUBLIC_TAGS.contains(&t.name.as_str()))
+        .map(|t| super::Tag { comment: None, ..t.clone() })
+        .collect()
+}
+
+/// Header tags that say which rules a game follows and who sat where: nothing hidden.
+pub const PUBLIC_TAGS: &[&str] =
+    &["ruleset", "ruleset_path", "variant", "set", "players", "seats", "agents", "fingerprint", "engine"];
+
+/// The names of the timers a step fired, as the comment of its clock line.
+fn timers_fired(rules: &Rules, step: &[Event]) -> Option<String> {
+    let names: Vec<&str> = step
+        .iter()
+        .filter_map(|e| match e {
+            Event::TimerFired(t) => Some(rules.timers[*t as usize].name.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 /// The pieces `seat` could not see before a step and can see after it (turned face up, or
@@ -315,24 +345,7 @@ fn revealed(rules: &Rules, game: &Game, seat: SeatId, step: &[Event]) -> Option<
             continue;
         }
         considered.push(piece);
-        // Where and how the piece lay before the step: its first move says where from, its
-        // first turn how it lay.
-        let zone_before = step
-            .iter()
-            .find_map(|e| match e {
-                Event::Moved { piece: p, from, .. } if *p == piece => Some(*from),
-                _ => None,
-            })
-            .unwrap_or_else(|| state.zone_of(piece));
-        let up_before = step
-            .iter()
-            .find_map(|e| match e {
-                Event::Turned { piece: p, up } if *p == piece => Some(!up),
-                _ => None,
-            })
-            .unwrap_or_else(|| state.is_face_up(piece));
-        let seen_before = up_before || rules.zones[zone_before as usize].sight(seat) == Sight::All;
-        if !seen_before && can_see_piece(game, Some(seat), piece) {
+        if !seen_before_step(rules, game, seat, step, piece) && can_see_piece(game, Some(seat), piece) {
             shown.push(piece);
         }
     }
@@ -351,14 +364,38 @@ fn revealed(rules: &Rules, game: &Game, seat: SeatId, step: &[Event]) -> Option<
     (!shown.is_empty()).then(|| shown.into_iter().map(describe).collect::<Vec<_>>().join(", "))
 }
 
+/// Whether `seat` saw `piece` before `step`: where and how the piece lay then is told by its
+/// first move in the step (where from) and its first turn (how it lay), or else by the present.
+fn seen_before_step(rules: &Rules, game: &Game, seat: SeatId, step: &[Event], piece: PieceId) -> bool {
+    let state = game.state();
+    let zone_before = step
+        .iter()
+        .find_map(|e| match e {
+            Event::Moved { piece: p, from, .. } if *p == piece => Some(*from),
+            _ => None,
+        })
+        .unwrap_or_else(|| state.zone_of(piece));
+    let up_before = step
+        .iter()
+        .find_map(|e| match e {
+            Event::Turned { piece: p, up } if *p == piece => Some(!up),
+            _ => None,
+        })
+        .unwrap_or_else(|| state.is_face_up(piece));
+    up_before || rules.zones[zone_before as usize].sight(seat) == Sight::All
+}
+
 /// One entry as `seat` may see it (after the step it belongs to).
-fn mask(rules: &Rules, game: &Game, seat: SeatId, entry: &Entry) -> Entry {
+fn mask(rules: &Rules, game: &Game, seat: SeatId, step: &[Event], entry: &Entry) -> Entry {
     let mut e = entry.clone();
     let masked = |n: usize| vec![MASKED.to_string(); n];
     match &mut e.kind {
         EntryKind::Action { seat: actor, name, args, .. } => {
-            let secret = rules.action(name).is_some_and(|a| rules.actions[a as usize].secret);
-            if secret && rules.seat(actor) != Some(seat) {
+            let def = rules.action(name).map(|a| &rules.actions[a as usize]);
+            if let Some(def) = def.filter(|d| d.secret)
+                && rules.seat(actor) != Some(seat)
+                && !seen_in_the_open(rules, game, seat, step, def, args)
+            {
                 *args = masked(args.len());
             }
         }
@@ -390,4 +427,38 @@ fn mask(rules: &Rules, game: &Game, seat: SeatId, entry: &Entry) -> Entry {
         EntryKind::Result(_) | EntryKind::Clock(_) | EntryKind::Comment => {}
     }
     e
+}
+
+/// Whether a secret action's arguments were in plain sight of `seat` all along: every piece it
+/// names lay where the seat saw it before the step and lies where it sees it after, and every
+/// zone it names holds one of those pieces (a chip sent face up to an area). A piece shown only
+/// by what the step went on to do (a reveal after the last placement) keeps its action masked.
+fn seen_in_the_open(
+    rules: &Rules,
+    game: &Game,
+    seat: SeatId,
+    step: &[Event],
+    def: &crate::rules::ActionDef,
+    args: &[String],
+) -> bool {
+    let pieces: Vec<Option<PieceId>> = def
+        .params
+        .iter()
+        .zip(args)
+        .filter(|(p, _)| matches!(p.domain, crate::rules::Domain::Piece(..)))
+        .map(|(_, word)| rules.piece(word))
+        .collect();
+    let all_seen = pieces
+        .iter()
+        .all(|p| p.is_some_and(|p| seen_before_step(rules, game, seat, step, p) && can_see_piece(game, Some(seat), p)));
+    !pieces.is_empty()
+        && all_seen
+        && def.params.len() == args.len()
+        && def.params.iter().zip(args).all(|(param, word)| match &param.domain {
+            crate::rules::Domain::Piece(..) => true,
+            crate::rules::Domain::Zone(_) => {
+                rules.zone(word).is_some_and(|z| pieces.iter().flatten().any(|&p| game.state().zone_of(p) == z))
+            }
+            _ => false,
+        })
 }

@@ -1010,6 +1010,7 @@ impl Loader<'_> {
                 apply,
                 secret: a.secret,
                 time,
+                description: a.description.clone().unwrap_or_default(),
             });
         }
     }

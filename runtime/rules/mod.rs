@@ -392,6 +392,8 @@ pub struct ActionDef {
     pub secret: bool,
     /// Game time a simulated agent needs for it (None: the game's pace).
     pub time: Option<i64>,
+    /// What the action is, in the rulebook's words (shown to players who ask for help).
+    pub description: String,
 }
 
 /// An agent written in the scripts.

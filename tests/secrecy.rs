@@ -1,0 +1,45 @@
+//! Secrets are kept on every channel: for every shipped ruleset (and the test fixtures with
+//! hidden things), pairs of games that differ only in what one seat may not see give that seat
+//! the same view, legal actions, narration, terminal screen, agent input, timing and seat log
+//! (`tabula::secrecy`). A new ruleset under `rulesets/` is checked without being named here.
+
+use std::rc::Rc;
+
+use tabula::secrecy::{SecrecyOptions, check_secrecy};
+use tabula::{LoadOptions, load};
+
+fn check(path: &str, variants: &[&str], pairs: u64) -> tabula::secrecy::SecrecyReport {
+    let options = LoadOptions { variants: variants.iter().map(|v| v.to_string()).collect(), ..LoadOptions::default() };
+    let rules = Rc::new(load(path, &options).unwrap_or_else(|e| panic!("{path}: {e}")));
+    let report = check_secrecy(rules, &SecrecyOptions { pairs, ..SecrecyOptions::default() })
+        .unwrap_or_else(|e| panic!("{path} {variants:?}: {e}"));
+    eprintln!("{path} {variants:?}: {report:?}");
+    report
+}
+
+#[test]
+fn every_shipped_ruleset_keeps_its_secrets() {
+    for entry in std::fs::read_dir("rulesets").expect("rulesets") {
+        let dir = entry.expect("entry").path();
+        if !dir.join("game.toml").is_file() {
+            continue;
+        }
+        let path = dir.to_str().expect("utf-8 path");
+        let report = check(path, &[], 24);
+        // The check must have compared games that really differed in hidden things.
+        assert!(report.steps_hidden_apart > 20, "{path}: too few informative steps: {report:?}");
+        let variants = tabula::rules::load::list_variants(&dir);
+        for v in variants {
+            check(path, &[v.as_str()], 6);
+        }
+    }
+}
+
+/// A fixture with hidden things of every kind: hands, a secret action that may change nothing,
+/// a face-down deck, a public pointer to a hidden card, and real time (a seat that waits must
+/// not be woken by a change it cannot see).
+#[test]
+fn hidden_hands_pointers_and_waiting_seats_keep_their_secrets() {
+    let report = check("tests/fixtures/secrets", &[], 200);
+    assert!(report.steps_hidden_apart > 30, "too few informative steps: {report:?}");
+}

@@ -313,8 +313,7 @@ fn public_tags(log: &Log) -> Vec<super::Tag> {
 }
 
 /// Header tags that say which rules a game follows and who sat where: nothing hidden.
-pub const PUBLIC_TAGS: &[&str] =
-    &["ruleset", "ruleset_path", "variant", "set", "players", "seats", "agents", "fingerprint", "engine"];
+pub const PUBLIC_TAGS: &[&str] = &["ruleset", "variant", "set", "players", "seats", "agents", "fingerprint", "engine"];
 
 /// The names of the timers a step fired, as the comment of its clock line.
 fn timers_fired(rules: &Rules, step: &[Event]) -> Option<String> {

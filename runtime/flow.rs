@@ -563,26 +563,26 @@ impl Game {
     }
 
     /// Opens the current phase's declared prompts: one per piece of the `each` zones, in
-    /// declaration order of the pieces.
+    /// declaration order of the pieces, or a single one for an `ask` without `each`.
     fn open_asks(&mut self) {
         let defs = self.rules.clone();
         for ask in &defs.phases[self.state.phase as usize].ask {
             let group = self.state.next_group;
             self.state.next_group += 1;
             let params = defs.actions[ask.action as usize].params.len();
+            let prompt =
+                |fixed| Prompt { seat: ask.seat, action: ask.action, fixed, group, while_hook: ask.while_hook };
+            let Some(each) = &ask.each else {
+                self.state.prompts.push_back(prompt(vec![None; params]));
+                continue;
+            };
             for p in 0..defs.pieces.len() {
-                if !ask.each.contains(&self.state.zone_of[p]) {
+                if !each.zones.contains(&self.state.zone_of[p]) {
                     continue;
                 }
                 let mut fixed = vec![None; params];
-                fixed[ask.param] = Some(Value::Piece(p as u16));
-                self.state.prompts.push_back(Prompt {
-                    seat: ask.seat,
-                    action: ask.action,
-                    fixed,
-                    group,
-                    while_hook: ask.while_hook,
-                });
+                fixed[each.param] = Some(Value::Piece(p as u16));
+                self.state.prompts.push_back(prompt(fixed));
             }
         }
     }

@@ -20,6 +20,17 @@ fn unknown_key_is_reported_at_its_line_with_the_keys_expected() {
 }
 
 #[test]
+fn missing_key_is_reported_as_expected_not_as_found() {
+    let (ok, err) = check("tests/fixtures/broken/missing-key");
+    assert!(!ok);
+    assert!(err.contains("tests/fixtures/broken/missing-key/game.toml:11:8"), "{err}");
+    assert!(err.contains("missing field `seat`"), "{err}");
+    assert!(err.contains("expected a `seat` key in this table"), "{err}");
+    // The missing key was not found: a "found `seat`" label would say the opposite.
+    assert!(!err.contains("found"), "{err}");
+}
+
+#[test]
 fn an_agent_with_both_choose_and_act_is_refused_at_its_line() {
     let (ok, err) = check("tests/fixtures/broken/agent-both");
     assert!(!ok);

@@ -116,7 +116,11 @@ fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Box<Diagnos
             Some((what, expected)) => (what.to_string(), Some(expected.trim_end_matches('.').to_string())),
             None => (first.to_string(), None),
         };
-        let found = what.split('`').nth(1).map(|k| format!("`{k}`"));
+        // "missing field `each`" names what is missing, not what was found.
+        let missing = what.strip_prefix("missing field ").map(|k| format!("a {k} key in this table"));
+        let expected = expected.or(missing);
+        let found =
+            if what.starts_with("missing field") { None } else { what.split('`').nth(1).map(|k| format!("`{k}`")) };
         let mut d = Diagnostic::new(what).at(file, span);
         if let Some(expected) = expected {
             d = d.expected(expected);
@@ -1015,6 +1019,26 @@ impl Loader<'_> {
         }
     }
 
+    /// What an `ask` opens prompts for: each piece of its `each` zones, bound to the action's
+    /// first piece parameter, or, without `each`, a single prompt (`None`). `Err` once reported.
+    fn ask_each(&mut self, a: &raw::RawAsk, action: ActionId, file: FileId) -> Result<Option<EachPiece>, ()> {
+        let Some(zones) = &a.each else { return Ok(None) };
+        let zones: Vec<ZoneId> = zones.iter().filter_map(|z| self.zone_ref(z, file)).collect();
+        let params = &self.defs.actions[action as usize].params;
+        if let Some(param) = params.iter().position(|p| matches!(p.domain, Domain::Piece(..))) {
+            return Ok(Some(EachPiece { param, zones }));
+        }
+        let d = self
+            .err(
+                file,
+                a.action.span.clone(),
+                format!("`ask` with `each` needs action `{}` to take a piece parameter", a.action.value),
+            )
+            .expected("an action with a piece parameter, or an `ask` without `each` (a single prompt)");
+        self.push(d);
+        Err(())
+    }
+
     fn resolve_phases(&mut self) {
         let m = self.merged;
         for (name, (file, p)) in &m.phases {
@@ -1028,24 +1052,9 @@ impl Loader<'_> {
                 else {
                     continue;
                 };
-                let each: Vec<ZoneId> = a.each.iter().filter_map(|z| self.zone_ref(z, file)).collect();
-                let Some(param) = self.defs.actions[action as usize]
-                    .params
-                    .iter()
-                    .position(|p| matches!(p.domain, Domain::Piece(..)))
-                else {
-                    let d = self
-                        .err(
-                            file,
-                            a.action.span.clone(),
-                            format!("`ask` needs action `{}` to take a piece parameter", a.action.value),
-                        )
-                        .expected("an action whose parameters include a piece");
-                    self.push(d);
-                    continue;
-                };
+                let Ok(each) = self.ask_each(a, action, file) else { continue };
                 let while_hook = a.while_hook.as_ref().map(|h| self.hook(h, file, 1));
-                ask.push(AskDef { seat, action, param, each, while_hook });
+                ask.push(AskDef { seat, action, each, while_hook });
             }
             let actions = p.actions.iter().filter_map(|a| self.action_ref(a, file)).collect();
             let active = match &p.active {

@@ -304,19 +304,26 @@ pub struct EdgeDef {
     pub kind: Option<ImmutableString>,
 }
 
-/// A prompt opened by a phase for each piece of some zones.
+/// Prompts opened by a phase on entry: one, or one for each piece of some zones.
 #[derive(Clone, Debug)]
 pub struct AskDef {
     /// Who answers.
     pub seat: SeatId,
     /// With which action.
     pub action: ActionId,
-    /// The parameter bound to each piece.
-    pub param: usize,
-    /// Zones whose pieces are asked about.
-    pub each: Vec<ZoneId>,
+    /// One prompt per piece of these zones (`None`: a single prompt, every argument free).
+    pub each: Option<EachPiece>,
     /// Checked before each prompt; false drops the rest.
     pub while_hook: Option<HookId>,
+}
+
+/// The pieces an `ask` opens a prompt for, and where the piece goes in the action.
+#[derive(Clone, Debug)]
+pub struct EachPiece {
+    /// The action's parameter bound to each piece.
+    pub param: usize,
+    /// Zones whose pieces are asked about.
+    pub zones: Vec<ZoneId>,
 }
 
 /// A phase.

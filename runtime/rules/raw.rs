@@ -157,7 +157,8 @@ pub enum ParamValue {
     Text(String),
     /// A list of integers or words.
     List(Vec<ParamValue>),
-    /// A table: values chosen by player count (`by_players = { 2 = 7, 3 = 11 }`) or any table.
+    /// A table of values by key, such as values by player count (`{ 2 = 7, 3 = 11 }`). Keys are
+    /// strings: scripts read `game.param("goal")["2"]`.
     Table(IndexMap<String, ParamValue>),
 }
 
@@ -351,16 +352,19 @@ pub struct RawEdge {
     pub kind: Option<String>,
 }
 
-/// A prompt a phase opens on entry: one decision per piece of some zones, in declaration order.
+/// Prompts a phase opens on entry: one decision, or one per piece of some zones (`each`), in
+/// declaration order of the pieces.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAsk {
     /// The seat that decides.
     pub seat: Name,
-    /// The action the seat answers with. Its first piece parameter is bound to each piece.
+    /// The action the seat answers with. With `each`, its first piece parameter is bound to
+    /// each piece; without, the seat chooses every argument.
     pub action: Name,
-    /// Zones whose pieces are asked about, merged in declaration order of the pieces.
-    pub each: Vec<Name>,
+    /// Zones whose pieces are asked about, merged in declaration order of the pieces: one prompt
+    /// per piece lying there when the phase begins. Without `each`, one prompt.
+    pub each: Option<Vec<Name>>,
     /// A script function `(game) -> bool` checked before each of these prompts; once it returns
     /// false, the remaining prompts of this ask are dropped.
     #[serde(rename = "while")]

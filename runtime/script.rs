@@ -1231,6 +1231,7 @@ impl Scripts {
 }
 
 /// A native function scripts can call, as the ruleset format reference lists it.
+#[cfg(feature = "script-signatures")]
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct NativeFunction {
     /// What it is called on: `game` (the handle hooks get), `view` (the handle script agents
@@ -1248,6 +1249,8 @@ pub struct NativeFunction {
 /// Every native function registered for the scripts (Rhai's standard library left out), one
 /// entry per name and argument types: what `docs/ruleset-format.md` must document, checked by
 /// `tests/docs.rs`. The engine is built with the same registrations `Scripts::compile` makes.
+/// Only with the `script-signatures` feature (the tests turn it on): it needs Rhai's metadata.
+#[cfg(feature = "script-signatures")]
 pub fn native_functions() -> Vec<NativeFunction> {
     let mut engine = Engine::new();
     register_api(&mut engine);
@@ -1262,6 +1265,7 @@ pub fn native_functions() -> Vec<NativeFunction> {
 
 /// Reads a signature as Rhai's metadata writes it:
 /// `move(_: &mut Game, _: i64, _: string) -> core::result::Result<(), ...>`.
+#[cfg(feature = "script-signatures")]
 fn parse_signature(signature: &str) -> Option<NativeFunction> {
     let (name, rest) = signature.split_once('(')?;
     let (args, result) = rest.split_once(')')?;

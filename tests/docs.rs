@@ -56,7 +56,8 @@ fn documented_keys(text: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut section: Option<String> = None;
     for line in text.lines() {
         if line.starts_with('#') {
-            section = first_code_span(line).filter(|span| !span.contains('(')).map(table_path);
+            // Only headings naming a TOML table (`[zones.<name>]`) or the file open a key table.
+            section = first_code_span(line).filter(|s| s.starts_with('[') || *s == "game.toml").map(table_path);
             continue;
         }
         if let (Some(path), Some(rest)) = (&section, line.strip_prefix("| `")) {

@@ -6,7 +6,7 @@
 //! copy) and moved back afterwards. Scripts run under operation, depth and size limits, so a
 //! runaway script is an error rather than a hang.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -20,13 +20,34 @@ use crate::state::{Action, Prompt, State, Value};
 /// Most operations one hook call may perform before it is stopped as a runaway.
 pub const MAX_OPERATIONS: u64 = 2_000_000;
 
+/// How deep script functions may call each other (an endless recursion stops here, long
+/// before the native stack runs out).
+pub const MAX_CALL_LEVELS: usize = 64;
+
+/// The longest string, and the most elements an array or map may hold, in a script (counted
+/// through nesting: an array of strings holds their characters too).
+pub const MAX_DATA_SIZE: usize = 10_000;
+
 type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// The most work one hook call may make the engine do on its behalf, in pieces looked at (and
+/// bytes of notes written, prompts opened). A single operation of the script can ask the engine
+/// to walk every piece (`game.pieces`, `game.shuffle`, ...), so the operation limit alone would
+/// let a loop of such calls run for an hour, or record gigabytes of events. The shipped rulesets
+/// need at most a few thousand in any hook call (measured over their simulations).
+pub const MAX_ENGINE_WORK: u64 = 2_000_000;
+
+/// What opening a prompt counts for in `MAX_ENGINE_WORK` (prompts are kept until answered):
+/// a hook may open 10,000.
+const PROMPT_WORK: usize = 200;
 
 /// The handle scripts receive as `game`.
 #[derive(Clone)]
 pub struct GameApi {
     state: Rc<RefCell<State>>,
     defs: Rc<Defs>,
+    /// Work done for the running hook so far (see `MAX_ENGINE_WORK`).
+    work: Rc<Cell<u64>>,
 }
 
 /// The handle agents written in the scripts receive as `view`: the game as one seat may know it.
@@ -225,8 +246,11 @@ pub(crate) struct Scripts {
     ast: AST,
     cell: Rc<RefCell<State>>,
     defs: Rc<Defs>,
-    /// The file defining each script function, to name it in errors.
-    fn_file: HashMap<String, FileId>,
+    /// Engine work done for the running hook (see `MAX_ENGINE_WORK`).
+    work: Rc<Cell<u64>>,
+    /// The file defining each script function, to name it in errors, and the byte offset of
+    /// its definition there.
+    fn_file: HashMap<String, (FileId, usize)>,
 }
 
 fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
@@ -234,6 +258,24 @@ fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
 }
 
 impl GameApi {
+    /// Counts `units` of work for the running hook, or stops it once it has done too much.
+    fn charge(&self, units: usize) -> RhaiResult<()> {
+        let done = self.work.get().saturating_add(units as u64);
+        self.work.set(done);
+        if done > MAX_ENGINE_WORK {
+            return fail(format!(
+                "the script asked too much of the engine: more than {MAX_ENGINE_WORK} pieces looked at, bytes noted or prompts opened \
+                 (x{PROMPT_WORK}) in one hook call (an endless loop?)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts a walk over every piece (what listing or searching a zone costs).
+    fn scan(&self) -> RhaiResult<()> {
+        self.charge(self.defs.pieces.len() + 1)
+    }
+
     fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
         match self.defs.zone(name) {
             Some(z) => Ok(z),
@@ -374,6 +416,7 @@ fn register_api(engine: &mut Engine) {
 
     // Zones and pieces.
     engine.register_fn("pieces", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        g.scan()?;
         let z = g.zone(zone)?;
         Ok(g.state.borrow().pieces_in(&g.defs, z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
     });
@@ -382,6 +425,7 @@ fn register_api(engine: &mut Engine) {
         Ok(i64::from(g.state.borrow().count(z)))
     });
     engine.register_fn("top", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+        g.scan()?;
         let z = g.zone(zone)?;
         Ok(g.state.borrow().top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT))
     });
@@ -407,6 +451,7 @@ fn register_api(engine: &mut Engine) {
         Ok(())
     });
     engine.register_fn("move_all", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<i64> {
+        g.scan()?;
         let (from, to) = (g.zone(from)?, g.zone(to)?);
         let mut s = g.state.borrow_mut();
         let pieces = s.pieces_in(&g.defs, from);
@@ -421,6 +466,7 @@ fn register_api(engine: &mut Engine) {
         Ok(())
     });
     engine.register_fn("reveal", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
+        g.scan()?;
         let z = g.zone(zone)?;
         let mut s = g.state.borrow_mut();
         for p in s.pieces_in(&g.defs, z) {
@@ -429,7 +475,9 @@ fn register_api(engine: &mut Engine) {
         Ok(())
     });
     engine.register_fn("reveal", |g: &mut GameApi, zones: Array| -> RhaiResult<()> {
+        g.scan()?;
         for zone in zones {
+            g.scan()?;
             let name = zone.into_immutable_string().map_err(|t| format!("reveal: expected zone names, found a {t}"))?;
             let z = g.zone(&name)?;
             let mut s = g.state.borrow_mut();
@@ -487,30 +535,36 @@ fn register_api(engine: &mut Engine) {
 
     // Bulk queries: one native call instead of a script loop (faster, and shorter to read).
     engine.register_fn("tally", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<Map> {
+        g.scan()?;
         let z = g.zone(zone)?;
         Ok(tally(&g.defs, &g.state.borrow(), z, prop, None))
     });
     engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
+        g.scan()?;
         let p = g.piece(from)?;
         let goals = [Filter::new(&g.defs, &goal)?];
         Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
     });
     engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
+        g.scan()?;
         let p = g.piece(from)?;
         let goals = filters(&g.defs, &goals)?;
         Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
     });
     engine.register_fn("linked", |g: &mut GameApi, from: i64, links: Array| -> RhaiResult<Array> {
+        g.scan()?;
         let p = g.piece(from)?;
         linked(&g.defs, &g.state.borrow(), p, &link_names(&links)?, None)
     });
     engine.register_fn("count_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<i64> {
+        g.scan()?;
         let z = g.zone(zone)?;
         let f = Filter::new(&g.defs, &filter)?;
         let s = g.state.borrow();
         Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
     });
     engine.register_fn("pieces_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<Array> {
+        g.scan()?;
         let z = g.zone(zone)?;
         let f = Filter::new(&g.defs, &filter)?;
         let s = g.state.borrow();
@@ -529,6 +583,7 @@ fn register_api(engine: &mut Engine) {
         let mut left = s.pieces_in(&g.defs, z);
         let mut picked = Array::new();
         for value in values {
+            g.scan()?;
             let f = Filter::new(&g.defs, &Map::from_iter([(prop.into(), value)]))?;
             if let Some(i) = left.iter().position(|&p| f.matches(&g.defs, &s, p)) {
                 picked.push(Dynamic::from_int(i64::from(left.remove(i))));
@@ -537,6 +592,7 @@ fn register_api(engine: &mut Engine) {
         Ok(picked)
     });
     engine.register_fn("move_where", |g: &mut GameApi, from: &str, filter: Map, to: &str| -> RhaiResult<i64> {
+        g.scan()?;
         let (from, to) = (g.zone(from)?, g.zone(to)?);
         let f = Filter::new(&g.defs, &filter)?;
         let mut s = g.state.borrow_mut();
@@ -548,9 +604,11 @@ fn register_api(engine: &mut Engine) {
         Ok(chosen.len() as i64)
     });
     engine.register_fn("sum", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<i64> {
+        g.scan()?;
         sum_where(g, zone, prop, &Map::new())
     });
     engine.register_fn("sum_where", |g: &mut GameApi, zone: &str, prop: &str, filter: Map| -> RhaiResult<i64> {
+        g.scan()?;
         sum_where(g, zone, prop, &filter)
     });
     engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
@@ -596,7 +654,12 @@ fn register_api(engine: &mut Engine) {
     engine.register_fn("is_over", |g: &mut GameApi| g.state.borrow().outcome.is_some());
     engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.state.borrow().phase as usize].clone());
     engine.register_fn("clock", |g: &mut GameApi| g.state.borrow().clock);
-    engine.register_fn("note", |g: &mut GameApi, text: &str| g.state.borrow_mut().emit(Event::Note(text.to_string())));
+    // Recorded games keep every note: their length counts as work.
+    engine.register_fn("note", |g: &mut GameApi, text: &str| -> RhaiResult<()> {
+        g.charge(text.len())?;
+        g.state.borrow_mut().emit(Event::Note(text.to_string()));
+        Ok(())
+    });
 
     // Chance.
     engine.register_fn("random", |g: &mut GameApi, n: i64| -> RhaiResult<i64> {
@@ -606,6 +669,7 @@ fn register_api(engine: &mut Engine) {
         g.state.borrow_mut().random(n as u64).map_err(Into::into)
     });
     engine.register_fn("shuffle", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
+        g.scan()?;
         let z = g.zone(zone)?;
         g.state.borrow_mut().shuffle(&g.defs, z).map_err(Into::into)
     });
@@ -621,6 +685,7 @@ fn register_api(engine: &mut Engine) {
     // Rolls every die in a zone, in the zone's order, except those showing `keep` (a face; a
     // word that is no face keeps none). Returns how many were rolled.
     engine.register_fn("roll_keeping", |g: &mut GameApi, zone: &str, keep: &str| -> RhaiResult<i64> {
+        g.scan()?;
         let z = g.zone(zone)?;
         let keep = g.defs.symbol(keep).map(i64::from);
         let mut s = g.state.borrow_mut();
@@ -637,6 +702,7 @@ fn register_api(engine: &mut Engine) {
 
     // The board graph.
     engine.register_fn("neighbors", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        g.charge(g.defs.edges.len())?;
         let z = g.zone(zone)?;
         let mut out = Array::new();
         for e in &g.defs.edges {
@@ -649,6 +715,7 @@ fn register_api(engine: &mut Engine) {
         Ok(out)
     });
     engine.register_fn("edge_kind", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<Dynamic> {
+        g.charge(g.defs.edges.len())?;
         let (a, b) = (g.zone(from)?, g.zone(to)?);
         let e = g.defs.edges.iter().find(|e| (e.from == a && e.to == b) || (!e.one_way && e.from == b && e.to == a));
         Ok(e.and_then(|e| e.kind.clone()).map(Dynamic::from).unwrap_or(Dynamic::UNIT))
@@ -976,6 +1043,8 @@ impl Filter {
 }
 
 fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()> {
+    // A prompt is kept until it is answered: a hook opening them in a loop fills memory.
+    g.charge(PROMPT_WORK)?;
     let defs = &g.defs;
     let Some(seat_id) = defs.seat(seat) else { return fail(format!("no seat named `{seat}`")) };
     let Some(action_id) = defs.action(action) else { return fail(format!("no action named `{action}`")) };
@@ -1004,11 +1073,11 @@ impl Scripts {
         engine.set_optimization_level(rhai::OptimizationLevel::Simple);
         engine.set_strict_variables(true);
         engine.set_max_operations(MAX_OPERATIONS);
-        engine.set_max_call_levels(64);
+        engine.set_max_call_levels(MAX_CALL_LEVELS);
         engine.set_max_expr_depths(64, 32);
-        engine.set_max_string_size(10_000);
-        engine.set_max_array_size(10_000);
-        engine.set_max_map_size(10_000);
+        engine.set_max_string_size(MAX_DATA_SIZE);
+        engine.set_max_array_size(MAX_DATA_SIZE);
+        engine.set_max_map_size(MAX_DATA_SIZE);
         engine.on_print(|_| {});
         engine.on_debug(|_, _, _| {});
         register_api(&mut engine);
@@ -1035,7 +1104,8 @@ impl Scripts {
                 Ok(mut part) => {
                     part.set_source(defs.sources.path(file).display().to_string());
                     for f in part.iter_functions() {
-                        fn_file.insert(f.name.to_string(), file);
+                        let at = definition_offset(defs.sources.text(file), f.name).unwrap_or(0);
+                        fn_file.insert(f.name.to_string(), (file, at));
                     }
                     ast = ast.merge(&part);
                 }
@@ -1077,7 +1147,14 @@ impl Scripts {
         if !diags.is_empty() {
             return Err(Error::Ruleset(diags, Box::new(defs.sources.clone())));
         }
-        Ok(Scripts { engine, ast, cell: Rc::new(RefCell::new(State::default())), defs, fn_file })
+        Ok(Scripts {
+            engine,
+            ast,
+            cell: Rc::new(RefCell::new(State::default())),
+            defs,
+            work: Rc::new(Cell::new(0)),
+            fn_file,
+        })
     }
 
     /// Runs a hook with the game (and, for action hooks, the action's arguments). The state is
@@ -1104,7 +1181,8 @@ impl Scripts {
     /// Runs a hook on the state in the scripts' cell.
     fn call_in_cell(&self, hook: HookId, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
-        let api = GameApi { state: self.cell.clone(), defs: self.defs.clone() };
+        self.work.set(0);
+        let api = GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut scope = Scope::new();
         let result = match extra {
@@ -1198,20 +1276,31 @@ impl Scripts {
 
     /// Turns a Rhai error into a diagnostic naming the script file, line and column where it
     /// happened (the innermost function call) and the hook that was running.
+    ///
+    /// Rhai reports where a script reached one of its limits (operations, call depth, data
+    /// sizes) only as far as the function the limit was reached in: every function call on the
+    /// way out replaces the position with its own, and the hook's own call, from here, has none.
+    /// Such errors point at the definition of the hook that was running.
     fn diagnose(&self, hook: &str, err: &EvalAltResult) -> Diagnostic {
         let mut function = hook.to_string();
         let mut position = Position::NONE;
         let mut e = err;
+        // Positions inside `eval` count in the evaluated text, not in the script: the call to
+        // `eval` is the place to show.
+        let mut in_eval = false;
         while let EvalAltResult::ErrorInFunctionCall(name, _, inner, pos) = e {
-            if !name.is_empty() && self.fn_file.contains_key(name.as_str()) {
-                function = name.clone();
+            if !in_eval {
+                if !name.is_empty() && self.fn_file.contains_key(name.as_str()) {
+                    function = name.clone();
+                }
+                if !pos.is_none() {
+                    position = *pos;
+                }
             }
-            if !pos.is_none() {
-                position = *pos;
-            }
+            in_eval |= name == "eval";
             e = inner;
         }
-        if !e.position().is_none() {
+        if !in_eval && !e.position().is_none() {
             position = e.position();
         }
         let message = match e {
@@ -1219,12 +1308,26 @@ impl Scripts {
             EvalAltResult::ErrorTooManyOperations(_) => {
                 format!("the script ran more than {MAX_OPERATIONS} operations (an endless loop?)")
             }
+            EvalAltResult::ErrorStackOverflow(_) => {
+                format!("script functions called each other more than {MAX_CALL_LEVELS} deep (an endless recursion?)")
+            }
+            EvalAltResult::ErrorDataTooLarge(what, _) => {
+                format!("a script value grew too large: {} above {MAX_DATA_SIZE}", what.to_lowercase())
+            }
             other => other.to_string().split(" (line ").next().unwrap_or_default().to_string(),
         };
         let mut d = Diagnostic::new(format!("{message} (in hook `{hook}`)"));
-        if let (Some(&file), Some(line)) = (self.fn_file.get(&function), position.line()) {
-            let offset = self.defs.sources.offset(file, line, position.position().unwrap_or(1));
-            d = d.at(file, offset..offset + 1);
+        match (self.fn_file.get(&function), position.line()) {
+            (Some(&(file, _)), Some(line)) => {
+                let offset = self.defs.sources.offset(file, line, position.position().unwrap_or(1));
+                d = d.at(file, offset..offset + 1);
+            }
+            (Some(&(file, defined)), None) => {
+                d = d.at(file, defined..defined + 2).note(format!(
+                    "the script engine does not say where in `{function}` it stopped: this is where `{function}` begins"
+                ));
+            }
+            (None, _) => {}
         }
         d
     }
@@ -1300,4 +1403,20 @@ fn parse_signature(signature: &str) -> Option<NativeFunction> {
         params: types.map(|t| words(&t)).collect(),
         result: words(result),
     })
+}
+
+/// The byte offset of the last definition of script function `name` in `text` (`fn name(`),
+/// where a later definition replaces an earlier one.
+fn definition_offset(text: &str, name: &str) -> Option<usize> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices("fn")
+        .filter(|&(at, _)| !text[..at].ends_with(is_ident))
+        .filter(|&(at, _)| {
+            let rest = &text[at + 2..];
+            let after_space = rest.trim_start_matches([' ', '\t']);
+            after_space.len() < rest.len()
+                && after_space.strip_prefix(name).is_some_and(|r| r.trim_start_matches([' ', '\t']).starts_with('('))
+        })
+        .map(|(at, _)| at)
+        .last()
 }

@@ -1,5 +1,4 @@
-//! Bad input never panics: logs, rulesets and scripts corrupted at random give errors, not
-//! crashes. Each case is a deterministic mutation (our own seeded generator) of a real file.
+//! The mutation harness: corpus files and shipped rulesets and logs, mutated at random.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;

@@ -1,0 +1,1 @@
+//! Illegal actions through the library API.

@@ -1,0 +1,1 @@
+//! Game logs: the corpus of tests/corpus/logs/ and generated monsters.

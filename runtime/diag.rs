@@ -4,6 +4,7 @@
 //! byte span or a line and column), what was expected and what was found. `render` turns it into
 //! the familiar compiler-style message with the offending line quoted.
 
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,13 @@ use codespan_reporting::term::{self, Config};
 
 /// Index of a file in [`Sources`].
 pub type FileId = usize;
+
+/// The most bytes read from one ruleset file (`game.toml`, a variant, a script): the largest
+/// shipped script is a few dozen kilobytes.
+pub const MAX_RULESET_FILE_BYTES: u64 = 8 << 20;
+
+/// The most bytes read from one log: a log of a million actions is about 30 MB.
+pub const MAX_LOG_BYTES: u64 = 64 << 20;
 
 /// The text of every file a ruleset (or log) was read from, kept for error messages.
 #[derive(Clone, Debug, Default)]
@@ -25,6 +33,33 @@ impl Sources {
     pub fn add(&mut self, path: impl Into<PathBuf>, text: String) -> FileId {
         self.files.push((path.into(), text));
         self.files.len() - 1
+    }
+
+    /// Reads a text file of at most `limit` bytes and keeps it; returns its id. Reading stops
+    /// past the limit, so a device or a pipe without end is refused rather than read for ever.
+    /// Bytes that are not UTF-8 are an error at their line (the text is kept with them
+    /// replaced, to quote it).
+    pub fn read(&mut self, path: &Path, limit: u64) -> Result<FileId, Error> {
+        let io = |source: std::io::Error| Error::Io { path: path.to_path_buf(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut bytes = Vec::new();
+        file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(io(std::io::Error::other(format!("larger than {} MB, the most tabula reads", limit >> 20))));
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(self.add(path, text)),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                // The text before `at` is valid and stays as it is: `at` is where the first
+                // replacement character (3 bytes) begins.
+                let id = self.add(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
+                let d = Diagnostic::new("the file is not text: it holds bytes that are not UTF-8")
+                    .at(id, at..at + 3)
+                    .expected("UTF-8 text");
+                Err(Error::NotText(Box::new(d), Box::new(self.clone())))
+            }
+        }
     }
 
     /// The path of a file.
@@ -134,6 +169,13 @@ pub enum Error {
     /// A log does not parse, or does not fit the rules (with the log's text, for rendering).
     #[error("{}", .0.message)]
     Log(Box<Diagnostic>, Box<Sources>),
+    /// A file holds bytes that are not text (with its text, for rendering).
+    #[error("{}", .0.message)]
+    NotText(Box<Diagnostic>, Box<Sources>),
+    /// The rules cannot go on, for a reason found only in play (a phase with nowhere to go):
+    /// the diagnostic points into the ruleset's files.
+    #[error("{}", .0.message)]
+    Rules(Box<Diagnostic>),
     /// A script failed while a hook ran.
     #[error("script error: {}", .0.message)]
     Script(Box<Diagnostic>),
@@ -163,7 +205,7 @@ impl Error {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {
             Error::Ruleset(d, _) => d.clone(),
-            Error::Script(d) | Error::Log(d, _) => vec![(**d).clone()],
+            Error::Script(d) | Error::Rules(d) | Error::Log(d, _) | Error::NotText(d, _) => vec![(**d).clone()],
             other => vec![Diagnostic::new(other.to_string())],
         }
     }
@@ -175,9 +217,35 @@ impl Error {
 pub fn render(error: &Error, sources: &Sources) -> String {
     match error {
         Error::Ruleset(d, own) => render_diagnostics(d, own),
-        Error::Log(d, own) => render_diagnostics(std::slice::from_ref(d), own),
+        Error::Log(d, own) | Error::NotText(d, own) => render_diagnostics(std::slice::from_ref(d), own),
         other => render_diagnostics(&other.diagnostics(), sources),
     }
+}
+
+/// Lines longer than this are not quoted: a message about a line of 10 MB would be 10 MB long.
+/// The place is given as `path:line:column` with the text around it instead.
+const MAX_QUOTED_LINE: usize = 300;
+
+/// If the line a span begins in is too long to quote, where the span is and the text around it.
+fn unquotable(sources: &Sources, file: FileId, span: &Range<usize>) -> Option<String> {
+    let text = sources.text(file);
+    let mut start = span.start.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+    if line_end - line_start <= MAX_QUOTED_LINE {
+        return None;
+    }
+    let before: String = text[line_start..start].chars().rev().take(30).collect::<Vec<_>>().into_iter().rev().collect();
+    let after: String = text[start..line_end].chars().take(30).collect();
+    let (line, column) = sources.line_col(file, start);
+    Some(format!(
+        "at {}:{line}:{column} (a line of {} bytes, not quoted): ...{before}[here]{after}...",
+        sources.path(file).display(),
+        line_end - line_start
+    ))
 }
 
 /// Renders a list of diagnostics, one after the other.
@@ -190,14 +258,23 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) -> Stri
     let mut out = String::new();
     for d in diagnostics {
         let mut cs = CsDiagnostic::error().with_message(&d.message);
-        if let (Some(file), Some(span)) = (d.file, d.span.clone()) {
+        let mut notes = Vec::new();
+        let too_long = match (d.file, &d.span) {
+            (Some(file), Some(span)) if file < sources.files.len() => unquotable(sources, file, span),
+            _ => None,
+        };
+        if let Some(place) = too_long {
+            notes.push(place);
+            if let Some(found) = &d.found {
+                notes.push(format!("found {found}"));
+            }
+        } else if let (Some(file), Some(span)) = (d.file, d.span.clone()) {
             let label = match &d.found {
                 Some(found) => format!("found {found}"),
                 None => String::new(),
             };
             cs = cs.with_labels(vec![Label::primary(file, span).with_message(label)]);
         }
-        let mut notes = Vec::new();
         if let Some(expected) = &d.expected {
             notes.push(format!("expected {expected}"));
         }

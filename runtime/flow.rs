@@ -9,9 +9,9 @@
 
 use std::rc::Rc;
 
-use crate::diag::Error;
+use crate::diag::{Diagnostic, Error};
 use crate::event::{Event, describe_action};
-use crate::rules::{ActionId, Domain, HookId, PropKind, Rules, SeatId, SymId, ZoneId};
+use crate::rules::{ActionId, Domain, HookId, MAX_INT_DOMAIN, PropKind, Rules, SeatId, SymId, ZoneId};
 use crate::script::{args_map, from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 
@@ -19,8 +19,11 @@ use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 /// stuck (a ruleset whose phases loop without asking).
 const MAX_SILENT_PHASES: u32 = 10_000;
 
-/// Integer parameters with wider ranges than this are not enumerated.
-const MAX_INT_DOMAIN: i64 = 1_000;
+/// Whether an integer parameter's range can be listed (the loader refuses others; this keeps
+/// the arithmetic safe for any two integers all the same).
+fn listable(lo: i64, hi: i64) -> bool {
+    hi.checked_sub(lo).is_some_and(|width| (0..MAX_INT_DOMAIN).contains(&width))
+}
 
 /// One game in progress: the rules it is played by and its state.
 #[derive(Clone)]
@@ -229,7 +232,7 @@ impl Game {
                 .collect(),
             Domain::Zone(zones) => zones.iter().map(|&z| Value::Zone(z)).collect(),
             Domain::Word(words) => words.iter().map(|&w| Value::Word(w)).collect(),
-            Domain::Int(lo, hi) if hi - lo < MAX_INT_DOMAIN => (*lo..=*hi).map(Value::Int).collect(),
+            Domain::Int(lo, hi) if listable(*lo, *hi) => (*lo..=*hi).map(Value::Int).collect(),
             Domain::Int(..) => Vec::new(),
             Domain::Seat => (0..self.state.players).map(Value::Seat).collect(),
         }
@@ -389,7 +392,7 @@ impl Game {
             }
             (Domain::Zone(zones), Value::Zone(z)) => zones.contains(z),
             (Domain::Word(words), Value::Word(w)) => words.contains(w),
-            (Domain::Int(lo, hi), Value::Int(i)) => hi - lo < MAX_INT_DOMAIN && (lo..=hi).contains(&i),
+            (Domain::Int(lo, hi), Value::Int(i)) => listable(*lo, *hi) && (lo..=hi).contains(&i),
             (Domain::Seat, Value::Seat(s)) => *s < self.state.players,
             _ => false,
         }
@@ -539,19 +542,28 @@ impl Game {
                     continue;
                 }
                 let Some(next) = self.state.goto.take().or(phase.next) else {
-                    return Err(Error::Input(format!(
+                    let message = format!(
                         "phase `{}` ended, but it has no `next` and no script chose one with game.goto",
                         phase.name
-                    )));
+                    );
+                    let d = Diagnostic::new(message).at(phase.file, phase.span.clone()).expected(
+                        "`next = \"<phase>\"`, an `ask` or standing `actions` (or a hook that ends the game)",
+                    );
+                    return Err(Error::Rules(Box::new(d)));
                 };
                 self.enter(next);
                 silent_phases += 1;
             }
             if silent_phases > MAX_SILENT_PHASES {
-                return Err(Error::Input(format!(
+                let last = &defs.phases[self.state.phase as usize];
+                let message = format!(
                     "the flow went through {MAX_SILENT_PHASES} phases without asking anyone anything (last: `{}`)",
-                    defs.phases[self.state.phase as usize].name
-                )));
+                    last.name
+                );
+                let d = Diagnostic::new(message)
+                    .at(last.file, last.span.clone())
+                    .note("phases that open no prompt and have no standing actions lead on at once: one of them must ask, or end the game");
+                return Err(Error::Rules(Box::new(d)));
             }
         }
     }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::Instant;
 
-use tabula::diag::{Sources, render_diagnostics};
+use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
 use tabula::log::{ReplayOptions, parse, replay_with, rules_for, seat_log};
 use tabula::view::view;
 use tabula::{Error, Rules};
@@ -32,10 +32,17 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
     let mut replaying = std::time::Duration::ZERO;
     let start = Instant::now();
     for path in logs {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.clone(), source })?;
         let mut sources = Sources::default();
-        let file = sources.add(path.clone(), text.clone());
-        let log = match parse(&text, file) {
+        let file = match sources.read(path, MAX_LOG_BYTES) {
+            Ok(file) => file,
+            Err(e @ Error::NotText(..)) => {
+                eprint!("{}", render(&e, &sources));
+                failed += 1;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let log = match parse(sources.text(file), file) {
             Ok(log) => log,
             Err(d) => {
                 eprint!("{}", render_diagnostics(&[*d], &sources));

@@ -240,7 +240,7 @@ impl Scheduler {
             };
             let at = self.ready[seat as usize].max(game.clock());
             game.advance_clock(at)?;
-            self.ready[seat as usize] = at + pace;
+            self.ready[seat as usize] = at.saturating_add(pace);
             self.at = at;
             self.looks += 1;
             if self.looks >= self.max_looks {
@@ -261,7 +261,7 @@ impl Scheduler {
         if let Some(action) = taken {
             // The seat is busy for as long as the chosen action takes.
             let took = game.rules().actions[action as usize].time.unwrap_or(pace);
-            self.ready[s] = self.at + took.max(1);
+            self.ready[s] = self.at.saturating_add(took.max(1));
         }
         let changed = taken.is_some() && game.state().changes() != changes_before;
         // Waiting, or an action that changed nothing: wait until the seat sees a change.

@@ -12,7 +12,7 @@ use rhai::{Dynamic, ImmutableString};
 
 use super::raw::{self, IntOrParam, Located, Name, ParamValue, RawRuleset};
 use super::*;
-use crate::diag::{Diagnostic, Error, FileId, Sources};
+use crate::diag::{Diagnostic, Error, FileId, MAX_RULESET_FILE_BYTES, Sources};
 use crate::script::Scripts;
 
 /// Variants and overrides to apply over a ruleset's `game.toml`.
@@ -94,8 +94,12 @@ pub fn load(name_or_path: &str, options: &LoadOptions) -> Result<Rules, Error> {
     load_dir(&dir, options)
 }
 
-fn read(path: &Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+/// What went wrong reading a file, without its path (the message names the file already).
+fn io_reason(e: &Error) -> String {
+    match e {
+        Error::Io { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// FNV-1a, 64 bits: a fixed, portable hash for the rules fingerprint.
@@ -136,10 +140,8 @@ fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Box<Diagnos
 pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     let mut sources = Sources::default();
     let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
-    let game_path = dir.join("game.toml");
-    let text = read(&game_path)?;
-    fnv1a(&mut fingerprint, text.as_bytes());
-    let base_file = sources.add(game_path, text);
+    let base_file = sources.read(&dir.join("game.toml"), MAX_RULESET_FILE_BYTES)?;
+    fnv1a(&mut fingerprint, sources.text(base_file).as_bytes());
     let mut diags = Vec::new();
     let mut merged = Merged::default();
     match parse_file(&sources, base_file) {
@@ -156,10 +158,9 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
                 if known.is_empty() { "(this ruleset has no variants)".to_string() } else { known.join(", ") }
             )));
         }
-        let text = read(&path)?;
+        let file = sources.read(&path, MAX_RULESET_FILE_BYTES)?;
         fnv1a(&mut fingerprint, b"\0variant\0");
-        fnv1a(&mut fingerprint, text.as_bytes());
-        let file = sources.add(path, text);
+        fnv1a(&mut fingerprint, sources.text(file).as_bytes());
         match parse_file(&sources, file) {
             Ok(raw) => merged.absorb(raw, file),
             Err(d) => diags.push(*d),
@@ -183,14 +184,14 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     let mut scripts_text = Vec::new();
     let script_names = merged.game.scripts.clone().unwrap_or_default();
     for name in &script_names {
-        let path = dir.join(&name.value);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                fnv1a(&mut fingerprint, text.as_bytes());
-                scripts_text.push(sources.add(path, text));
+        match sources.read(&dir.join(&name.value), MAX_RULESET_FILE_BYTES) {
+            Ok(file) => {
+                fnv1a(&mut fingerprint, sources.text(file).as_bytes());
+                scripts_text.push(file);
             }
+            Err(Error::NotText(d, _)) => diags.push(*d),
             Err(e) => diags.push(
-                Diagnostic::new(format!("cannot read script `{}`: {e}", name.value))
+                Diagnostic::new(format!("cannot read script `{}`: {}", name.value, io_reason(&e)))
                     .at(merged.game_file, name.span.clone())
                     .expected("a Rhai file relative to the ruleset folder"),
             ),
@@ -199,14 +200,27 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     // Variant scripts replace base functions of the same name: they are compiled after the base.
     for variant in &options.variants {
         let path = dir.join("variants").join(format!("{variant}.rhai"));
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            fnv1a(&mut fingerprint, text.as_bytes());
-            scripts_text.push(sources.add(path, text));
+        if !path.exists() {
+            continue;
+        }
+        match sources.read(&path, MAX_RULESET_FILE_BYTES) {
+            Ok(file) => {
+                fnv1a(&mut fingerprint, sources.text(file).as_bytes());
+                scripts_text.push(file);
+            }
+            Err(Error::NotText(d, _)) => diags.push(*d),
+            Err(e) => diags.push(Diagnostic::new(format!("cannot read the script of variant `{variant}`: {e}"))),
         }
     }
 
-    let mut loader =
-        Loader { defs: Defs::default(), diags, merged: &merged, pending_pieces: Vec::new(), unresolved: Vec::new() };
+    let mut loader = Loader {
+        defs: Defs::default(),
+        diags,
+        merged: &merged,
+        sources: &sources,
+        pending_pieces: Vec::new(),
+        unresolved: Vec::new(),
+    };
     loader.defs.dir = dir.to_path_buf();
     loader.defs.id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     loader.defs.variants = options.variants.clone();
@@ -306,6 +320,8 @@ struct Loader<'m> {
     defs: Defs,
     diags: Vec<Diagnostic>,
     merged: &'m Merged,
+    /// The files' texts, to find where a table is declared.
+    sources: &'m Sources,
     /// Piece names written as property values, resolved once every piece exists.
     pending_pieces: Vec<(String, FileId, std::ops::Range<usize>)>,
     /// The same, with the pieces and property slot each applies to.
@@ -328,6 +344,29 @@ impl Loader<'_> {
 
     fn push(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    /// Where the entry `name` of a section is declared in a file: its `[section.name]` table,
+    /// or a line `name = ...` or `name.key = ...` (the start of the file if neither is found).
+    /// Tables are keyed by name in the TOML structures, which keep no span for keys.
+    fn table_span(&self, file: FileId, section: &str, name: &str) -> std::ops::Range<usize> {
+        let text = self.sources.text(file);
+        let header = format!("[{section}.{name}]");
+        if let Some(at) = text.find(&header) {
+            return at..at + header.len();
+        }
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let body = line.trim_start();
+            if let Some(rest) = body.strip_prefix(name)
+                && (rest.trim_start().starts_with('=') || rest.starts_with('.'))
+            {
+                let at = offset + (line.len() - body.len());
+                return at..at + name.len();
+            }
+            offset += line.len();
+        }
+        0..0
     }
 
     fn intern(&mut self, word: &str) -> SymId {
@@ -545,6 +584,7 @@ impl Loader<'_> {
                 }
                 (None, None) => {
                     let d = Diagnostic::new(format!("agent `{name}` needs `choose` or `act`"))
+                        .at(*file, self.table_span(*file, "agents", name))
                         .expected("`choose = \"fn\"` (picks from the options) or `act = \"fn\"` (returns an action)");
                     self.push(d);
                     continue;
@@ -623,7 +663,17 @@ impl Loader<'_> {
                 } else if let Some([lo, hi]) = &p.range {
                     let lo = self.int(lo, *file, &prop.span).unwrap_or(0);
                     let hi = self.int(hi, *file, &prop.span).unwrap_or(0);
-                    PropKind::Int(lo, hi)
+                    if lo > hi {
+                        let d = self
+                            .err(
+                                *file,
+                                prop.span.clone(),
+                                format!("property `{pname}` of `{name}` has min {lo} above max {hi}"),
+                            )
+                            .expected("[min, max] with min <= max");
+                        self.push(d);
+                    }
+                    PropKind::Int(lo, hi.max(lo))
                 } else {
                     let piece_kind = p.piece.clone().unwrap_or_default();
                     let kname = Located { value: piece_kind, span: prop.span.clone() };
@@ -763,7 +813,7 @@ impl Loader<'_> {
         for (name, (file, p)) in &m.pieces {
             let Some(kind_name) = &p.kind else {
                 let d = Diagnostic::new(format!("piece `{name}` needs a `type`"))
-                    .at(*file, 0..0)
+                    .at(*file, self.table_span(*file, "pieces", name))
                     .expected("type = \"<component kind>\"");
                 self.push(d);
                 continue;
@@ -779,7 +829,17 @@ impl Loader<'_> {
                 continue;
             };
             let count = match &p.count {
-                Some(c) => self.int(&c.value, *file, &c.span).unwrap_or(1).clamp(0, 10_000),
+                Some(c) => {
+                    let n = self.int(&c.value, *file, &c.span).unwrap_or(1);
+                    if !(0..=MAX_PIECE_COUNT).contains(&n) {
+                        let d = self
+                            .err(*file, c.span.clone(), format!("piece `{name}` has a count out of range"))
+                            .expected(format!("a count from 0 to {MAX_PIECE_COUNT}"))
+                            .found(n.to_string());
+                        self.push(d);
+                    }
+                    n.clamp(0, MAX_PIECE_COUNT)
+                }
                 None => 1,
             };
             let kind_def = self.defs.kinds[kind as usize].clone();
@@ -937,14 +997,29 @@ impl Loader<'_> {
                     Domain::Word(words.iter().map(|w| self.intern(w)).collect())
                 } else if let Some([lo, hi]) = &p.range {
                     let span = p.name.span.clone();
-                    Domain::Int(self.int(lo, file, &span).unwrap_or(0), self.int(hi, file, &span).unwrap_or(0))
+                    let (lo, hi) = (self.int(lo, file, &span).unwrap_or(0), self.int(hi, file, &span).unwrap_or(0));
+                    // Legal actions list every value: the range must be short enough to list.
+                    if !hi.checked_sub(lo).is_some_and(|width| (0..MAX_INT_DOMAIN).contains(&width)) {
+                        let d = self
+                            .err(
+                                file,
+                                span.clone(),
+                                format!("parameter `{}` of action `{name}` has an unusable range", p.name.value),
+                            )
+                            .expected(format!("[min, max] with min <= max, at most {MAX_INT_DOMAIN} values"))
+                            .found(format!("[{lo}, {hi}]"));
+                        self.push(d);
+                    }
+                    Domain::Int(lo, hi)
                 } else {
                     Domain::Seat
                 };
                 params.push(ParamDef { name: p.name.value.clone(), domain });
             }
-            if params.len() > 4 {
-                let d = Diagnostic::new(format!("action `{name}` has more than 4 parameters")).at(file, 0..0);
+            if let Some(fifth) = a.params.get(4) {
+                let d = Diagnostic::new(format!("action `{name}` has more than 4 parameters"))
+                    .at(file, fifth.name.span.clone())
+                    .expected("at most 4 parameters");
                 self.push(d);
             }
             let param_index = |n: &Name| params.iter().position(|p| p.name == n.value);
@@ -1063,6 +1138,7 @@ impl Loader<'_> {
             };
             let next = p.next.as_ref().and_then(|n| self.phase_ref(n, file));
             let options = p.options.as_ref().map(|h| self.hook(h, file, 2));
+            let span = self.table_span(file, "phases", name);
             self.defs.phases.push(PhaseDef {
                 name: name.clone(),
                 on_enter,
@@ -1073,6 +1149,8 @@ impl Loader<'_> {
                 active,
                 options,
                 next,
+                file,
+                span,
             });
         }
     }

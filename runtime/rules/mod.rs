@@ -40,6 +40,12 @@ pub type SymId = u32;
 /// Index of a script hook in `Defs::hooks`.
 pub type HookId = u16;
 
+/// The most values an integer parameter of an action may range over: legal actions list them.
+pub const MAX_INT_DOMAIN: i64 = 1_000;
+
+/// The most copies of one piece a ruleset may declare with `count`.
+pub const MAX_PIECE_COUNT: i64 = 10_000;
+
 /// A loaded, validated ruleset with its compiled scripts.
 pub struct Rules {
     /// The definitions (shared with the script engine, which reads names from them).
@@ -347,6 +353,10 @@ pub struct PhaseDef {
     pub options: Option<HookId>,
     /// The following phase.
     pub next: Option<PhaseId>,
+    /// Where the phase is declared (its `[phases.<name>]` table), for errors found in play.
+    pub file: FileId,
+    /// Byte range of its declaration in that file.
+    pub span: std::ops::Range<usize>,
 }
 
 /// The domain of an action parameter.

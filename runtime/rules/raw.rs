@@ -139,7 +139,7 @@ pub struct RawGame {
 
 /// A player count, or an inclusive range of them.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "expected a player count (1 to 255) or [min, max]")]
 pub enum Players {
     /// Exactly this many players.
     Exactly(u8),
@@ -164,7 +164,7 @@ pub enum ParamValue {
 
 /// An integer written in place, or the name of an integer parameter.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "expected an integer or the name of an integer parameter")]
 pub enum IntOrParam {
     /// A number.
     Int(i64),

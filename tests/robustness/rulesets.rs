@@ -241,3 +241,251 @@ mod scripts {
         refused("script-eval", "rules.rhai:3:", "ran more than 2000000 operations");
     }
 }
+
+mod game_toml {
+    use super::{plays, refused};
+
+    #[test]
+    fn a_word_where_a_number_goes_says_what_was_expected() {
+        refused("toml-wrong-type", "game.toml:4:11", "expected a player count (1 to 255) or [min, max]");
+    }
+
+    #[test]
+    fn a_player_count_past_a_byte_is_refused() {
+        refused("toml-players-too-many", "game.toml:4:11", "expected a player count (1 to 255) or [min, max]");
+    }
+
+    #[test]
+    fn a_reversed_player_range_is_refused() {
+        refused("toml-players-reversed", "game.toml:4:11", "player count out of range");
+    }
+
+    #[test]
+    fn an_integer_past_64_bits_is_refused() {
+        refused("toml-integer-too-big", "game.toml:15:9", "99999999999999999999");
+    }
+
+    #[test]
+    fn a_million_copies_of_a_piece_are_refused() {
+        refused("toml-piece-count-huge", "game.toml:15:9", "piece `marker` has a count out of range");
+    }
+
+    #[test]
+    fn a_table_declared_twice_is_refused() {
+        refused("toml-duplicate-table", "game.toml:11:8", "duplicate key");
+    }
+
+    #[test]
+    fn a_key_written_twice_is_refused() {
+        refused("toml-duplicate-key", "game.toml:4:1", "duplicate key");
+    }
+
+    #[test]
+    fn an_empty_file_lists_what_is_missing() {
+        refused("toml-empty", "game.toml:1:1", "`[game]` needs a `name`");
+    }
+
+    #[test]
+    fn an_unknown_phase_is_named_with_the_phases_that_exist() {
+        refused("toml-unknown-phase", "game.toml:9:8", "unknown phase `nowhere`");
+    }
+
+    #[test]
+    fn a_hook_no_script_defines_is_named() {
+        refused("toml-missing-hook", "game.toml:12:12", "no script function `begin` taking 1 argument(s)");
+    }
+
+    #[test]
+    fn a_missing_script_file_is_named() {
+        refused("toml-script-missing", "game.toml:4:12", "cannot read script `missing.rhai`");
+    }
+
+    #[test]
+    fn a_script_without_end_is_refused_without_reading_it_all() {
+        refused("toml-script-endless-file", "game.toml:4:12", "larger than 8 MB, the most tabula reads");
+    }
+
+    #[test]
+    fn a_folder_given_as_a_script_is_refused() {
+        refused("toml-script-folder", "game.toml:4:12", "cannot read script `.`");
+    }
+
+    #[test]
+    fn a_reversed_property_range_is_refused_before_any_script_uses_it() {
+        refused("toml-property-range-reversed", "game.toml:12:15", "property `level` of `token` has min 3 above max 0");
+    }
+
+    #[test]
+    fn a_reversed_counter_range_is_refused() {
+        refused("toml-counter-range-reversed", "game.toml:9:9", "counter `score` has min 10 above max 0");
+    }
+
+    #[test]
+    fn a_parameter_range_over_every_integer_is_refused() {
+        refused(
+            "toml-parameter-range-extreme",
+            "game.toml:11:20",
+            "parameter `amount` of action `bid` has an unusable range",
+        );
+    }
+
+    #[test]
+    fn more_than_four_parameters_are_refused_at_the_fifth() {
+        refused("toml-too-many-parameters", "game.toml:16:14", "action `juggle` has more than 4 parameters");
+    }
+
+    #[test]
+    fn a_piece_without_a_type_is_refused_at_its_table() {
+        refused("toml-piece-without-type", "game.toml:10:1", "piece `marker` needs a `type`");
+    }
+
+    #[test]
+    fn an_agent_without_a_function_is_refused_at_its_table() {
+        refused("toml-agent-without-function", "game.toml:8:1", "agent `lazy` needs `choose` or `act`");
+    }
+
+    #[test]
+    fn the_largest_pace_does_not_overflow_the_game_clock() {
+        plays("toml-pace-huge", "done");
+    }
+
+    #[test]
+    fn the_longest_action_does_not_overflow_the_game_clock() {
+        plays("toml-action-time-huge", "done");
+    }
+
+    #[test]
+    fn phases_that_lead_to_each_other_without_asking_are_stopped() {
+        refused(
+            "flow-phase-cycle",
+            "game.toml:11:1",
+            "the flow went through 10000 phases without asking anyone anything",
+        );
+    }
+
+    #[test]
+    fn a_phase_with_nowhere_to_go_is_named() {
+        refused("flow-phase-without-next", "game.toml:8:1", "phase `only` ended, but it has no `next`");
+    }
+}
+
+mod variants {
+    use super::{Outcome, load_and_play, refused_with};
+    use crate::guard::{Limits, guarded};
+
+    #[test]
+    fn the_game_plays_without_a_variant() {
+        let outcome = guarded("variants", Limits::default(), || load_and_play("tests/corpus/rulesets/variants", &[]));
+        assert!(matches!(&outcome, Outcome::Played(o) if o == "done"), "{outcome:?}");
+    }
+
+    #[test]
+    fn an_overlay_that_is_not_toml_is_refused_at_its_line() {
+        refused_with("variants", &["bad-syntax"], "variants/bad-syntax.toml:2:16", "unclosed table");
+    }
+
+    #[test]
+    fn an_overlay_starting_in_an_unknown_phase_is_refused() {
+        refused_with("variants", &["unknown-start"], "variants/unknown-start.toml:3:9", "unknown phase `nowhere`");
+    }
+
+    #[test]
+    fn an_overlay_naming_an_unknown_zone_is_refused() {
+        refused_with("variants", &["unknown-zone"], "variants/unknown-zone.toml:4:8", "unknown zone `shelf`");
+    }
+
+    #[test]
+    fn an_overlay_with_a_value_of_the_wrong_type_is_refused() {
+        refused_with("variants", &["wrong-type"], "variants/wrong-type.toml:3:9", "invalid type: string \"high\"");
+    }
+
+    #[test]
+    fn an_overlay_script_that_loops_for_ever_is_stopped_in_its_own_file() {
+        refused_with(
+            "variants",
+            &["endless-hook"],
+            "variants/endless-hook.rhai:2:1",
+            "ran more than 2000000 operations",
+        );
+    }
+
+    #[test]
+    fn an_overlay_script_that_does_not_compile_is_refused_at_its_line() {
+        refused_with("variants", &["script-syntax"], "variants/script-syntax.rhai:3:20", "script does not compile");
+    }
+}
+
+/// Rulesets made by the test, too big or too binary to keep in the corpus.
+mod generated {
+    use super::{Outcome, load_and_play};
+    use crate::guard::{Limits, guarded};
+
+    /// A scratch ruleset folder holding `game_toml` (and `rules.rhai`, if given).
+    fn scratch(case: &str, game_toml: &[u8], rules: Option<&[u8]>) -> String {
+        let dir = std::env::temp_dir().join(format!("tabula-robustness-{}-{case}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        std::fs::write(dir.join("game.toml"), game_toml).expect("write game.toml");
+        if let Some(rules) = rules {
+            std::fs::write(dir.join("rules.rhai"), rules).expect("write rules.rhai");
+        }
+        dir.to_string_lossy().into_owned()
+    }
+
+    fn refused_at(case: &str, dir: String, place: &str, message: &str) {
+        let shown = dir.clone();
+        let outcome = guarded(case, Limits::default(), move || load_and_play(&dir, &[]));
+        let Outcome::Refused(text) = outcome else { panic!("{case}: expected an error, got {outcome:?}") };
+        let place = format!("{shown}/{place}");
+        assert!(text.contains(&place), "{case}: the error should point at {place}:\n{text}");
+        assert!(text.contains(message), "{case}: the error should say `{message}`:\n{text}");
+    }
+
+    const HOST: &str = "[game]\nname = \"Host\"\nstart = \"only\"\nscripts = [\"rules.rhai\"]\n[seats.solo]\n[phases.only]\nnext = \"only\"\n";
+
+    #[test]
+    fn a_parameter_nested_100_000_deep_is_refused() {
+        let depth = 100_000;
+        let text = format!("{HOST}[params]\ndeep = {}1{}\n", "[".repeat(depth), "]".repeat(depth));
+        refused_at(
+            "toml-deep-nesting",
+            scratch("deep", text.as_bytes(), None),
+            "game.toml:9:88",
+            "cannot recurse further; max recursion depth met",
+        );
+    }
+
+    #[test]
+    fn nul_bytes_in_game_toml_are_refused_at_their_line() {
+        let text = "[game]\nname = \"Nul\"\n\0\0\0\n";
+        refused_at("toml-nul", scratch("nul", text.as_bytes(), None), "game.toml:3:4", "key with no value");
+    }
+
+    #[test]
+    fn a_game_toml_that_is_not_utf8_is_refused_at_its_line() {
+        let mut text = b"[game]\nname = \"Latin-1: ".to_vec();
+        text.extend([0xe9, b'"', b'\n']);
+        refused_at("toml-latin1", scratch("latin1", &text, None), "game.toml:2:18", "the file is not text");
+    }
+
+    #[test]
+    fn a_script_that_is_not_utf8_is_refused_at_its_line() {
+        let rules = b"// a script\nfn begin(game) { \xff\xfe }\n";
+        refused_at(
+            "rhai-binary",
+            scratch("rhai-binary", HOST.as_bytes(), Some(rules)),
+            "rules.rhai:2:18",
+            "the file is not text",
+        );
+    }
+
+    #[test]
+    fn a_script_with_a_10_mb_line_is_refused_by_size() {
+        let rules = format!("// {}\n", "x".repeat(10 << 20));
+        refused_at(
+            "rhai-10mb",
+            scratch("rhai-10mb", HOST.as_bytes(), Some(rules.as_bytes())),
+            "game.toml:4:",
+            "larger than 8 MB",
+        );
+    }
+}

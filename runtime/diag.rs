@@ -41,11 +41,17 @@ impl Sources {
     /// replaced, to quote it).
     pub fn read(&mut self, path: &Path, limit: u64) -> Result<FileId, Error> {
         let io = |source: std::io::Error| Error::Io { path: path.to_path_buf(), source };
+        let too_large = || io(std::io::Error::other(format!("larger than {} MB, the most tabula reads", limit >> 20)));
         let file = std::fs::File::open(path).map_err(io)?;
-        let mut bytes = Vec::new();
+        let size = file.metadata().ok().filter(|m| m.is_file()).map_or(0, |m| m.len());
+        if size > limit {
+            return Err(too_large());
+        }
+        // Room for the whole file at once (one more byte to see its end), not twice its size.
+        let mut bytes = Vec::with_capacity(size as usize + 1);
         file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
         if bytes.len() as u64 > limit {
-            return Err(io(std::io::Error::other(format!("larger than {} MB, the most tabula reads", limit >> 20))));
+            return Err(too_large());
         }
         match String::from_utf8(bytes) {
             Ok(text) => Ok(self.add(path, text)),
@@ -222,6 +228,28 @@ pub fn render(error: &Error, sources: &Sources) -> String {
     }
 }
 
+/// The longest message, note or value shown: a message may quote its input (an action as
+/// written), and the input may be a line of 10 MB.
+const MAX_SHOWN: usize = 500;
+
+/// `text`, cut to `MAX_SHOWN` bytes with a mark saying so.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    clip(text, MAX_SHOWN)
+}
+
+/// `text`, cut to at most `max` bytes (on a character boundary) with a mark saying so: for
+/// input quoted in a message, which may be of any length.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &text[..end], text.len()).into()
+}
+
 /// Lines longer than this are not quoted: a message about a line of 10 MB would be 10 MB long.
 /// The place is given as `path:line:column` with the text around it instead.
 const MAX_QUOTED_LINE: usize = 300;
@@ -257,7 +285,7 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) -> Stri
     let config = Config::default();
     let mut out = String::new();
     for d in diagnostics {
-        let mut cs = CsDiagnostic::error().with_message(&d.message);
+        let mut cs = CsDiagnostic::error().with_message(shown(&d.message));
         let mut notes = Vec::new();
         let too_long = match (d.file, &d.span) {
             (Some(file), Some(span)) if file < sources.files.len() => unquotable(sources, file, span),
@@ -266,24 +294,24 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) -> Stri
         if let Some(place) = too_long {
             notes.push(place);
             if let Some(found) = &d.found {
-                notes.push(format!("found {found}"));
+                notes.push(format!("found {}", shown(found)));
             }
         } else if let (Some(file), Some(span)) = (d.file, d.span.clone()) {
             let label = match &d.found {
-                Some(found) => format!("found {found}"),
+                Some(found) => format!("found {}", shown(found)),
                 None => String::new(),
             };
             cs = cs.with_labels(vec![Label::primary(file, span).with_message(label)]);
         }
         if let Some(expected) = &d.expected {
-            notes.push(format!("expected {expected}"));
+            notes.push(format!("expected {}", shown(expected)));
         }
         if d.file.is_none()
             && let Some(found) = &d.found
         {
-            notes.push(format!("found {found}"));
+            notes.push(format!("found {}", shown(found)));
         }
-        notes.extend(d.notes.iter().cloned());
+        notes.extend(d.notes.iter().map(|n| shown(n).into_owned()));
         cs = cs.with_notes(notes);
         let mut buffer = String::new();
         if term::emit_to_string(&mut buffer, &config, &files, &cs).is_err() {

@@ -629,7 +629,9 @@ impl Game {
                 Domain::Int(..) => w.parse().ok().map(Value::Int),
                 Domain::Seat => defs.seat(w).map(Value::Seat),
             };
-            args.push(v.ok_or_else(|| Error::Input(format!("`{w}` is not a valid {} for {name}", p.name)))?);
+            args.push(v.ok_or_else(|| {
+                Error::Input(format!("`{}` is not a valid {} for {name}", crate::diag::clip(w, 60), p.name))
+            })?);
         }
         Ok(Action { seat: seat_id, action, args })
     }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
-use tabula::log::{ReplayOptions, parse, replay_with, rules_for, seat_log};
+use tabula::log::{ReplayError, ReplayOptions, parse, replay_with, rules_for, seat_log};
 use tabula::view::view;
 use tabula::{Error, Rules};
 
@@ -58,11 +58,24 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
             .collect();
         let rules = match loaded.get(&key) {
             Some(r) => r.clone(),
-            None => {
-                let r = Rc::new(rules_for(&log)?);
-                loaded.insert(key, r.clone());
-                r
-            }
+            None => match rules_for(&log) {
+                Ok(r) => {
+                    let r = Rc::new(r);
+                    loaded.insert(key, r.clone());
+                    r
+                }
+                Err(Error::Input(message)) => {
+                    let e = ReplayError::in_header(&log, message);
+                    eprint!("{}", render_diagnostics(&[e.diagnostic(&sources, file)], &sources));
+                    failed += 1;
+                    continue;
+                }
+                Err(e) => {
+                    eprint!("{}", render(&e, &sources));
+                    failed += 1;
+                    continue;
+                }
+            },
         };
         let seat_id = |name: &str| {
             rules.seat(name).ok_or_else(|| {

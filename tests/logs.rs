@@ -255,6 +255,7 @@ fn a_log_that_states_its_dice_replays_identically_with_any_seed() {
             name: "seed".into(),
             value: tabula::log::TagValue::Int(seed),
             comment: None,
+            line: 0,
         });
         let replay = replay_with(&reseeded, rules.clone(), &ReplayOptions::default()).expect("replays");
         assert_eq!(view(&replay.game, None), expected, "seed {seed}");

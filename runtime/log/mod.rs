@@ -15,7 +15,7 @@ mod replay;
 
 use std::fmt;
 
-pub use parse::{parse, parse_with_grammar};
+pub use parse::{MAX_LOG_LINES, parse, parse_with_grammar};
 pub use record::{Recorder, header_for, record};
 pub use replay::{Replay, ReplayError, ReplayOptions, replay, replay_with, rules_for, seat_log};
 
@@ -29,7 +29,7 @@ pub struct Log {
 }
 
 /// A header tag: `[name "text"]` or `[name 42]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Eq)]
 pub struct Tag {
     /// Its name.
     pub name: String,
@@ -37,6 +37,14 @@ pub struct Tag {
     pub value: TagValue,
     /// A comment after it on the same line.
     pub comment: Option<String>,
+    /// The 1-based line it was read from (0 for tags made in memory). Not compared.
+    pub line: usize,
+}
+
+impl PartialEq for Tag {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.value == other.value && self.comment == other.comment
+    }
 }
 
 /// The value of a tag.
@@ -113,6 +121,12 @@ impl Log {
     /// The first tag of a name.
     pub fn tag(&self, name: &str) -> Option<&TagValue> {
         self.tags.iter().find(|t| t.name == name).map(|t| &t.value)
+    }
+
+    /// The line of the first tag of a name (1 if the log has none, or was made in memory): where
+    /// a problem with what the header says is shown.
+    pub fn tag_line(&self, name: &str) -> usize {
+        self.tags.iter().find(|t| t.name == name).map_or(1, |t| t.line.max(1))
     }
 
     /// Every tag of a name (variants and overrides repeat).

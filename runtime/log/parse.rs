@@ -39,14 +39,31 @@ fn describe(rule: &Rule) -> &'static str {
 /// direct scanner that accepts a subset of the grammar and builds the same `Log`; any other log
 /// (or any error) goes through the pest grammar, which is the authority on the format.
 pub fn parse(text: &str, file: FileId) -> Result<Log, Box<Diagnostic>> {
+    too_long(text, file)?;
     match super::quick::parse(text) {
         Some(log) => Ok(log),
         None => parse_with_grammar(text, file),
     }
 }
 
+/// The most lines a log may have. A parsed line takes about 180 bytes, so memory stays below
+/// half a gigabyte however short the lines are (a log of a million actions is fine).
+pub const MAX_LOG_LINES: usize = 2_000_000;
+
+/// An error at the first line past `MAX_LOG_LINES`, if the text has more lines.
+fn too_long(text: &str, file: FileId) -> Result<(), Box<Diagnostic>> {
+    match text.match_indices('\n').nth(MAX_LOG_LINES - 1) {
+        Some((at, _)) if at + 1 < text.len() => Err(Box::new(
+            Diagnostic::new(format!("the log has more than {MAX_LOG_LINES} lines, the most tabula reads"))
+                .at(file, at + 1..at + 1),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Parses a log with the pest grammar alone.
 pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnostic>> {
+    too_long(text, file)?;
     let mut pairs = LogGrammar::parse(Rule::log, text).map_err(|e| {
         let span = match e.location {
             pest::error::InputLocation::Pos(p) => p..(p + 1).min(text.len()).max(p),
@@ -101,7 +118,7 @@ pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnosti
                         }
                         None => TagValue::Text(String::new()),
                     };
-                    log.tags.push(Tag { name, value, comment: None });
+                    log.tags.push(Tag { name, value, comment: None, line: line_no });
                     kind = Some(None);
                 }
                 Rule::action => {
@@ -112,7 +129,7 @@ pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnosti
                     for p in part.into_inner() {
                         match p.as_rule() {
                             Rule::seat => seat = p.as_str().to_string(),
-                            Rule::time => time = Some(parse_time(p.as_str())),
+                            Rule::time => time = Some(time_at(&p, file)?),
                             Rule::name => name = p.as_str().to_string(),
                             Rule::arg => args.push(p.as_str().to_string()),
                             _ => {}
@@ -131,7 +148,10 @@ pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnosti
                     kind = Some(Some(EntryKind::Result(name)));
                 }
                 Rule::clock => {
-                    let time = part.into_inner().next().map(|p| parse_time(p.as_str())).unwrap_or(0);
+                    let time = match part.into_inner().next() {
+                        Some(p) => time_at(&p, file)?,
+                        None => 0,
+                    };
                     kind = Some(Some(EntryKind::Clock(time)));
                 }
                 _ => {}
@@ -154,12 +174,26 @@ pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnosti
     Ok(log)
 }
 
-/// `mm:ss.mmm` to milliseconds (the grammar guarantees the shape).
-fn parse_time(text: &str) -> i64 {
-    let (minutes, rest) = text.split_once(':').unwrap_or(("0", text));
-    let (seconds, millis) = rest.split_once('.').unwrap_or((rest, "0"));
-    let n = |s: &str| s.parse::<i64>().unwrap_or(0);
-    n(minutes).saturating_mul(60_000).saturating_add(n(seconds) * 1000).saturating_add(n(millis))
+/// `mm:ss.mmm` to milliseconds (the grammar guarantees the shape), or `None` for more minutes
+/// than milliseconds can count.
+fn parse_time(text: &str) -> Option<i64> {
+    let (minutes, rest) = text.split_once(':')?;
+    let (seconds, millis) = rest.split_once('.')?;
+    let n = |s: &str| s.parse::<i64>().ok();
+    n(minutes)?.checked_mul(60_000)?.checked_add(n(seconds)? * 1000 + n(millis)?)
+}
+
+/// The game time a `time` pair of the grammar says, or an error at it.
+fn time_at(pair: &pest::iterators::Pair<Rule>, file: FileId) -> Result<i64, Box<Diagnostic>> {
+    parse_time(pair.as_str()).ok_or_else(|| {
+        let span = pair.as_span();
+        Box::new(
+            Diagnostic::new("game time out of range")
+                .at(file, span.start()..span.end())
+                .expected("at most 153722867280912 minutes")
+                .found(format!("`{}`", pair.as_str())),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -168,9 +202,10 @@ mod tests {
 
     #[test]
     fn times_read_as_milliseconds() {
-        assert_eq!(parse_time("00:00.000"), 0);
-        assert_eq!(parse_time("03:12.500"), 192_500);
-        assert_eq!(parse_time("125:00.001"), 7_500_001);
+        assert_eq!(parse_time("00:00.000"), Some(0));
+        assert_eq!(parse_time("03:12.500"), Some(192_500));
+        assert_eq!(parse_time("125:00.001"), Some(7_500_001));
+        assert_eq!(parse_time("99999999999999999999:00.000"), None);
     }
 
     #[test]

@@ -85,7 +85,7 @@ fn time(scan: &mut Scan) -> Option<i64> {
     let text = std::str::from_utf8(&scan.s[start..scan.i]).ok()?;
     let (m, rest) = text.split_once(':')?;
     let (sec, ms) = rest.split_once('.')?;
-    Some(m.parse::<i64>().ok()?.checked_mul(60_000)? + sec.parse::<i64>().ok()? * 1000 + ms.parse::<i64>().ok()?)
+    m.parse::<i64>().ok()?.checked_mul(60_000)?.checked_add(sec.parse::<i64>().ok()? * 1000 + ms.parse::<i64>().ok()?)
 }
 
 enum Line {
@@ -133,7 +133,7 @@ fn line(body: &str) -> Option<Line> {
         };
         scan.spaces();
         return (scan.eat(b']') && scan.done())
-            .then(|| Line::Tag(Tag { name: name.to_string(), value, comment: None }));
+            .then(|| Line::Tag(Tag { name: name.to_string(), value, comment: None, line: 0 }));
     }
     if scan.eat(b'*') {
         scan.spaces();
@@ -197,6 +197,7 @@ pub fn parse(text: &str) -> Option<Log> {
             }
             Line::Tag(mut tag) => {
                 tag.comment = comment;
+                tag.line = i + 1;
                 log.tags.push(tag);
             }
             Line::Entry(kind) => log.entries.push(Entry { kind, comment, line: i + 1 }),

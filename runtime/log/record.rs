@@ -8,7 +8,7 @@ use crate::rules::{Defs, PropKind, Rules};
 
 /// The header of a log of a game of `rules` with `players` seats and this seed.
 pub fn header_for(rules: &Rules, players: u8, seed: Option<u64>) -> Vec<Tag> {
-    let tag = |name: &str, value: TagValue| Tag { name: name.into(), value, comment: None };
+    let tag = |name: &str, value: TagValue| Tag { name: name.into(), value, comment: None, line: 0 };
     let mut tags = vec![tag("ruleset", TagValue::Text(rules.id.clone()))];
     for v in &rules.variants {
         tags.push(tag("variant", TagValue::Text(v.clone())));

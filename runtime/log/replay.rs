@@ -54,6 +54,12 @@ impl ReplayError {
         ReplayError { line, message: message.into(), warnings: Vec::new() }
     }
 
+    /// A problem with the rules a log's header names (no such ruleset, variant or parameter):
+    /// at the line of its `[ruleset]` tag.
+    pub fn in_header(log: &Log, message: impl Into<String>) -> Self {
+        ReplayError::at(log.tag_line("ruleset"), message)
+    }
+
     /// The error as a diagnostic pointing at its line of the log file.
     pub fn diagnostic(&self, sources: &Sources, file: FileId) -> Diagnostic {
         let start = sources.offset(file, self.line.max(1), 1);
@@ -151,6 +157,13 @@ fn unused(game: &Game) -> Result<(), ReplayError> {
     }
 }
 
+/// The line of a stated outcome that did not fit, from the message that says so ("the log
+/// states a roll at line 12, but ...").
+fn stated_line(message: &str) -> Option<usize> {
+    let after = message.split_once("the log states ")?.1.split_once(" at line ")?.1;
+    after.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
 /// The indices of the entries that begin a step: actions, and clock lines.
 fn steps(log: &Log) -> Vec<usize> {
     log.entries
@@ -178,22 +191,34 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
     let fail = |e: ReplayError, w: &Vec<String>| ReplayError { warnings: w.clone(), ..e };
     let players = match log.int_tag("players") {
         Some(p) if (1..=32).contains(&p) => p as u8,
-        Some(p) => return Err(fail(ReplayError::at(1, format!("[players {p}]: not a player count")), &warnings)),
+        Some(p) => {
+            let message = format!("[players {p}]: not a player count");
+            return Err(fail(ReplayError::at(log.tag_line("players"), message), &warnings));
+        }
         None => rules.players.0,
     };
     if let Some(seats) = log.text_tag("seats") {
         let expected: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
         if seats.split_whitespace().collect::<Vec<_>>() != expected {
             let message = format!("the log's seats are \"{seats}\", the rules' are \"{}\"", expected.join(" "));
-            return Err(fail(ReplayError::at(1, message), &warnings));
+            return Err(fail(ReplayError::at(log.tag_line("seats"), message), &warnings));
         }
     }
     let seed = log.int_tag("seed");
     let actions = steps(log);
     let first = actions.first().copied().unwrap_or(log.entries.len());
     let setup = window(&rules, &log.entries[..first], seed.is_none()).map_err(|e| fail(e, &warnings))?;
+    let stated_lines: Vec<usize> = setup.queue.iter().map(|(line, _)| *line).collect();
     let mut game = Game::replaying(rules.clone(), players, seed.unwrap_or(0), setup).map_err(|e| {
-        fail(ReplayError::at(log.entries.first().map(|e| e.line).unwrap_or(1), e.to_string()), &warnings)
+        let message = e.to_string();
+        // A stated outcome the setup did not make is named, with its line, in the message (the
+        // state that knew it is gone with the failed game); otherwise the setup's first line.
+        let line = stated_line(&message)
+            .filter(|line| stated_lines.contains(line))
+            .or(stated_lines.first().copied())
+            .or(log.entries.iter().find(|e| !matches!(e.kind, EntryKind::Comment)).map(|e| e.line))
+            .unwrap_or(1);
+        fail(ReplayError::at(line, message), &warnings)
     })?;
     game.set_recording(options.record);
     unused(&game).map_err(|e| fail(e, &warnings))?;
@@ -206,18 +231,24 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
         }
         let line = entry.line;
         let next = actions.get(k + 1).copied().unwrap_or(log.entries.len());
+        // An error about a stated outcome of this step is shown at that outcome's line.
+        let last_line = log.entries[next - 1].line;
+        let at = |message: String| {
+            let stated = stated_line(&message).filter(|l| (line..=last_line).contains(l));
+            ReplayError::at(stated.unwrap_or(line), message)
+        };
         if let EntryKind::Clock(t) = &entry.kind {
             game.state_mut().stated =
                 window(&rules, &log.entries[i + 1..next], seed.is_none()).map_err(|e| fail(e, &warnings))?;
             let before = game.events().len();
-            game.advance_clock(*t).map_err(|e| fail(ReplayError::at(line, e.to_string()), &warnings))?;
+            game.advance_clock(*t).map_err(|e| fail(at(e.to_string()), &warnings))?;
             unused(&game).map_err(|e| fail(e, &warnings))?;
             on_step(&game, Some(i), before..game.events().len());
             continue;
         }
         let EntryKind::Action { seat, time, name, args } = &entry.kind else { continue };
         // The action as written, for messages only.
-        let text = || format!("{seat}: {name} {}", args.join(" ")).trim_end().to_string();
+        let text = || crate::diag::clip(format!("{seat}: {name} {}", args.join(" ")).trim_end(), 100).into_owned();
         if args.iter().any(|a| a == MASKED) {
             let message = format!("{}: masked arguments (a seat's copy of a log cannot be replayed)", text());
             return Err(fail(ReplayError::at(line, message), &warnings));
@@ -226,7 +257,7 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
             window(&rules, &log.entries[i + 1..next], seed.is_none()).map_err(|e| fail(e, &warnings))?;
         let before = game.events().len();
         if let Some(t) = time {
-            game.advance_clock(*t).map_err(|e| fail(ReplayError::at(line, e.to_string()), &warnings))?;
+            game.advance_clock(*t).map_err(|e| fail(at(e.to_string()), &warnings))?;
         }
         let action = game
             .action_from_words(seat, name, args)
@@ -237,7 +268,7 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
                 Error::Script(d) => format!("{}: {}", text(), d.message),
                 other => format!("{}: {other}", text()),
             };
-            fail(ReplayError::at(line, message), &warnings)
+            fail(at(message), &warnings)
         })?;
         unused(&game).map_err(|e| fail(e, &warnings))?;
         replayed += 1;

@@ -119,20 +119,25 @@ impl Event {
     }
 }
 
-/// One argument as written in logs and on screen: names for pieces, zones, words and seats.
+/// One argument as written in logs and on screen: names for pieces, zones, words and seats. An
+/// id the rules do not have (an action built by a program, not read) is written `piece #12`.
 pub fn describe_value(defs: &Defs, value: &Value) -> String {
+    let name = |found: Option<&str>, what: &str, id: u64| found.map_or_else(|| format!("{what} #{id}"), str::to_string);
     match value {
-        Value::Piece(p) => defs.pieces[*p as usize].name.clone(),
-        Value::Zone(z) => defs.zones[*z as usize].name.clone(),
-        Value::Word(w) => defs.symbols[*w as usize].to_string(),
+        Value::Piece(p) => name(defs.pieces.get(*p as usize).map(|d| d.name.as_str()), "piece", u64::from(*p)),
+        Value::Zone(z) => name(defs.zones.get(*z as usize).map(|d| d.name.as_str()), "zone", u64::from(*z)),
+        Value::Word(w) => name(defs.symbols.get(*w as usize).map(|s| s.as_str()), "word", u64::from(*w)),
         Value::Int(i) => i.to_string(),
-        Value::Seat(s) => defs.seats[*s as usize].name.clone(),
+        Value::Seat(s) => name(defs.seats.get(*s as usize).map(|d| d.name.as_str()), "seat", u64::from(*s)),
     }
 }
 
-/// An action as written in logs: `seat: action arg arg`.
+/// An action as written in logs: `seat: action arg arg` (with `#id` for ids the rules do not
+/// have, as `describe_value`).
 pub fn describe_action(defs: &Defs, action: &Action) -> String {
-    let mut out = format!("{}: {}", defs.seats[action.seat as usize].name, defs.actions[action.action as usize].name);
+    let seat = describe_value(defs, &Value::Seat(action.seat));
+    let name = defs.actions.get(action.action as usize).map_or_else(|| format!("action #{}", action.action), |a| a.name.clone());
+    let mut out = format!("{seat}: {name}");
     for v in &action.args {
         out.push(' ');
         out.push_str(&describe_value(defs, v));

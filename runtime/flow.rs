@@ -348,6 +348,17 @@ impl Game {
     /// built-in checks and the `legal` hook. The refusal says why.
     pub fn check_legal(&self, action: &Action) -> Result<(), Error> {
         let defs = &*self.rules;
+        // An action built by a program may name ids the rules do not have.
+        let unknown = if usize::from(action.seat) >= defs.seats.len() {
+            Some(format!("no seat #{}", action.seat))
+        } else if usize::from(action.action) >= defs.actions.len() {
+            Some(format!("no action #{}", action.action))
+        } else {
+            None
+        };
+        if let Some(reason) = unknown {
+            return Err(Error::Illegal { action: describe_action(defs, action), reason });
+        }
         let answers = match self.state.prompts.front() {
             _ if self.is_over() => false,
             Some(p) => {
@@ -362,10 +373,7 @@ impl Game {
                     && action.seat < self.state.players
             }
         };
-        let in_domains = defs.actions.get(action.action as usize).is_some_and(|d| {
-            d.params.len() == action.args.len()
-                && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, a))
-        });
+        let in_domains = self.in_domains(action);
         // In a phase with an `options` hook, an action with its own `legal` hook is checked by
         // that hook alone, without listing every option (the two must agree:
         // `legal_by_hooks` lets tests check that they do).
@@ -381,6 +389,14 @@ impl Game {
         }
         let legal = self.legal_actions(action.seat)?;
         Err(Error::Illegal { action: describe_action(defs, action), reason: self.why_illegal(action, &legal) })
+    }
+
+    /// Whether every argument of an action is one of its parameter's candidates.
+    fn in_domains(&self, action: &Action) -> bool {
+        self.rules.actions.get(action.action as usize).is_some_and(|d| {
+            d.params.len() == action.args.len()
+                && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, a))
+        })
     }
 
     /// Whether a value is one of a domain's candidates (as `domain_values` lists them).
@@ -415,7 +431,8 @@ impl Game {
                 None => format!("{seat} has nothing to decide now"),
             };
         }
-        if let Some(reason) = self.refusal(action) {
+        // The built-in checks look at the arguments: only for arguments the rules have.
+        if let Some(reason) = self.in_domains(action).then(|| self.refusal(action)).flatten() {
             return reason;
         }
         let options: Vec<String> = legal.iter().take(12).map(|a| describe_action(defs, a)).collect();

@@ -136,7 +136,10 @@ pub fn describe_value(defs: &Defs, value: &Value) -> String {
 /// have, as `describe_value`).
 pub fn describe_action(defs: &Defs, action: &Action) -> String {
     let seat = describe_value(defs, &Value::Seat(action.seat));
-    let name = defs.actions.get(action.action as usize).map_or_else(|| format!("action #{}", action.action), |a| a.name.clone());
+    let name = defs
+        .actions
+        .get(action.action as usize)
+        .map_or_else(|| format!("action #{}", action.action), |a| a.name.clone());
     let mut out = format!("{seat}: {name}");
     for v in &action.args {
         out.push(' ');

@@ -234,7 +234,7 @@ impl Table {
         let mut tags = header_for(rules, self.game.players(), Some(self.seed));
         let agents: Vec<String> =
             kinds.iter().enumerate().map(|(s, kind)| format!("{}={kind}", rules.seats[s].name)).collect();
-        tags.push(Tag { name: "agents".into(), value: TagValue::Text(agents.join(" ")), comment: None });
+        tags.push(Tag { name: "agents".into(), value: TagValue::Text(agents.join(" ")), comment: None, line: 0 });
         for tag in tags {
             writeln!(file, "{tag}").map_err(io(path))?;
         }

@@ -28,11 +28,14 @@ fn snapshot(game: &Game) -> (tabula::view::View, u64, usize) {
     (view(game, None), game.state().changes(), game.events().len())
 }
 
+/// One way into the game for an action (`check_legal`, `apply` or `apply_legal`).
+type Check = fn(&mut Game, &Action) -> Result<(), Error>;
+
 /// `action` is refused by `check_legal`, `apply` and `apply_legal` with a reason containing
 /// `reason`, and the game is unchanged.
 fn refused(game: &mut Game, action: &Action, reason: &str) {
     let before = snapshot(game);
-    let checks: [(&str, fn(&mut Game, &Action) -> Result<(), Error>); 3] = [
+    let checks: [(&str, Check); 3] = [
         ("check_legal", |g, a| g.check_legal(a)),
         ("apply", |g, a| g.apply(a)),
         ("apply_legal", |g, a| g.apply_legal(a)),

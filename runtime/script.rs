@@ -1351,7 +1351,7 @@ pub struct NativeFunction {
 
 /// Every native function registered for the scripts (Rhai's standard library left out), one
 /// entry per name and argument types: what `docs/ruleset-format.md` must document, checked by
-/// `tests/docs.rs`. The engine is built with the same registrations `Scripts::compile` makes.
+/// `tests/it/docs.rs`. The engine is built with the same registrations `Scripts::compile` makes.
 /// Only with the `script-signatures` feature (the tests turn it on): it needs Rhai's metadata.
 #[cfg(feature = "script-signatures")]
 pub fn native_functions() -> Vec<NativeFunction> {

@@ -2,7 +2,7 @@
 //!
 //! It accepts a subset of the grammar in `schema/log.pest` (words of letters, digits, `_`, `-`
 //! and `.`; tags with plain strings; comments) and returns `None` as soon as a line is anything
-//! else, so that pest reads the whole log and reports any error. `tests/logs.rs` checks that
+//! else, so that pest reads the whole log and reports any error. `tests/it/logs.rs` checks that
 //! both paths build the same `Log` wherever this one answers.
 
 use super::{Entry, EntryKind, Log, Tag, TagValue};

@@ -2,8 +2,7 @@
 //! (tests/fixtures/realtime): seats act at their agent's pace, timers fire between actions, a
 //! phase's `options` hook lists the legal actions, and a script agent sees only its seat's view.
 
-mod common;
-use common::tabula;
+use crate::common::tabula;
 
 use std::rc::Rc;
 

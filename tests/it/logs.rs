@@ -2,8 +2,7 @@
 //! chance outcomes replace the generator, seats' copies keep secrets, and the CLI commands that
 //! write and read logs work as a user runs them.
 
-mod common;
-use common::tabula;
+use crate::common::tabula;
 
 use std::rc::Rc;
 

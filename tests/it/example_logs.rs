@@ -16,7 +16,7 @@ use tabula::view::view;
 
 #[test]
 fn example_logs_replay_to_their_stated_end() {
-    insta::glob!("../examples/logs", "**/*.log", |path| {
+    insta::glob!("../../examples/logs", "**/*.log", |path| {
         let name = path.display();
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{name}: {e}"));
         let log = parse(&text, 0).unwrap_or_else(|d| panic!("{name} does not parse: {d:?}"));

@@ -1,7 +1,6 @@
 //! The command line, as a user runs it: `play` with answers piped in, `sim`, `list`, `schema`.
 
-mod common;
-use common::tabula;
+use crate::common::tabula;
 
 #[test]
 fn a_human_plays_a_whole_game_against_the_random_police() {

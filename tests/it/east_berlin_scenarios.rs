@@ -6,7 +6,7 @@
 //! (tunnel track 0-10, checkpoints at 4->5 and 8->9, decision order) to east-berlin.notes.md.
 //!
 //! The key facts are asserted one by one; the final views (omniscient, exile, police) are pinned
-//! as snapshots in tests/snapshots/.
+//! as snapshots in tests/it/snapshots/.
 
 use std::rc::Rc;
 

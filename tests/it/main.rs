@@ -1,0 +1,24 @@
+//! The integration tests, in one test binary so that the library and its dependencies are linked
+//! once (as ripgrep's `tests/` does); `tests/robustness/` is the other binary, because it counts
+//! every allocation through its own global allocator.
+//!
+//! Each module reads like an example of one part of tabula: a ruleset (from `rulesets/`,
+//! `examples/rulesets/` or `tests/fixtures/`), what is done with it, and what must come out.
+//! Run one module with `cargo test --test it logs::`. Snapshots live in `tests/it/snapshots/`,
+//! named `it__<module>__<test>.snap`.
+
+mod check;
+mod cli;
+mod common;
+mod dice_race;
+mod docs;
+mod east_berlin_scenarios;
+mod example_logs;
+mod features;
+mod logs;
+mod playouts;
+mod realtime;
+mod runtime_knows_no_game;
+mod schema;
+mod secrecy;
+mod temple;

@@ -2,8 +2,8 @@
 //!
 //! Each test is an example: the ruleset, a list of actions written as in a log (one per line,
 //! `#` starts a comment), and the state the rulebook says the game must be in afterwards. Rule
-//! citations ("Phase 4-2"...) refer to shared/rulebooks/east-berlin.txt; the interpretations
-//! (tunnel track 0-10, checkpoints at 4->5 and 8->9, decision order) to east-berlin.notes.md.
+//! citations ("Phase 4-2"...) refer to the East Berlin rulebook (Ficdep, 2018); the interpretations
+//! (tunnel track 0-10, checkpoints at 4->5 and 8->9, decision order) to the interpretations in the ruleset's README.
 //!
 //! The key facts are asserted one by one; the final views (omniscient, exile, police) are pinned
 //! as snapshots in tests/it/snapshots/.

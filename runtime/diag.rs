@@ -250,6 +250,52 @@ pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     format!("{}... ({} bytes in all)", &text[..end], text.len()).into()
 }
 
+/// The name among `known` closest to `name`, if one is close enough to be a likely typo (an edit
+/// distance of at most a third of its length, and at least one): for "did you mean" hints.
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// " (did you mean `x`?)" when a known name is close to `name`, else nothing.
+pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest(name, known).map(|k| format!(" (did you mean `{k}`?)")).unwrap_or_default()
+}
+
+/// Edit distance over characters, a swap of two neighbours counting as one edit (`gaol` is one
+/// edit from `goal`); names are short, so the quadratic table is fine. Long input (a pasted
+/// paragraph) is not compared: it is no typo of a name.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    // d[i][j]: the distance between the first i characters of a and the first j of b.
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// Lines longer than this are not quoted: a message about a line of 10 MB would be 10 MB long.
 /// The place is given as `path:line:column` with the text around it instead.
 const MAX_QUOTED_LINE: usize = 300;
@@ -274,6 +320,32 @@ fn unquotable(sources: &Sources, file: FileId, span: &Range<usize>) -> Option<St
         sources.path(file).display(),
         line_end - line_start
     ))
+}
+
+/// Whether rendered diagnostics carry colour (ANSI escapes): set once by the command line.
+static COLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns colour in rendered diagnostics on or off (off by default: the library's callers may
+/// write them anywhere).
+pub fn use_color(on: bool) {
+    COLOR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Renders one diagnostic, in colour when `use_color` said so.
+fn emit(
+    files: &SimpleFiles<String, &str>,
+    config: &Config,
+    diagnostic: &CsDiagnostic<usize>,
+) -> Result<String, codespan_reporting::files::Error> {
+    if COLOR.load(std::sync::atomic::Ordering::Relaxed) {
+        let mut buffer = term::termcolor::Buffer::ansi();
+        term::emit_to_write_style(&mut buffer, config, files, diagnostic)?;
+        Ok(String::from_utf8_lossy(buffer.as_slice()).into_owned())
+    } else {
+        let mut text = String::new();
+        term::emit_to_string(&mut text, config, files, diagnostic)?;
+        Ok(text)
+    }
 }
 
 /// Renders a list of diagnostics, one after the other.
@@ -313,11 +385,24 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &Sources) -> Stri
         }
         notes.extend(d.notes.iter().map(|n| shown(n).into_owned()));
         cs = cs.with_notes(notes);
-        let mut buffer = String::new();
-        if term::emit_to_string(&mut buffer, &config, &files, &cs).is_err() {
-            buffer = format!("error: {}\n", d.message);
+        match emit(&files, &config, &cs) {
+            Ok(text) => out.push_str(&text),
+            Err(_) => out.push_str(&format!("error: {}\n", d.message)),
         }
-        out.push_str(&buffer);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+
+    #[test]
+    fn a_typo_finds_the_name_it_was_meant_for() {
+        let names = ["harbour", "north-sea", "goal", "track_length"];
+        assert_eq!(closest("harbor", names), Some("harbour"));
+        assert_eq!(closest("gaol", names), Some("goal"), "a swap is one edit");
+        assert_eq!(closest("track_lenght", names), Some("track_length"));
+        assert_eq!(closest("chess", names), None, "nothing close: no guess");
+    }
 }

@@ -630,8 +630,18 @@ impl Game {
     /// An action from its seat, name and arguments as written in logs.
     pub fn action_from_words<S: AsRef<str>>(&self, seat: &str, name: &str, words: &[S]) -> Result<Action, Error> {
         let defs = &*self.rules;
-        let seat_id = defs.seat(seat).ok_or_else(|| Error::Input(format!("no seat named `{seat}`")))?;
-        let action = defs.action(name).ok_or_else(|| Error::Input(format!("no action named `{name}`")))?;
+        let seat_id = defs.seat(seat).ok_or_else(|| {
+            let seats = defs.seats.iter().map(|s| s.name.as_str());
+            Error::Input(format!("no seat named `{seat}`{}", crate::diag::did_you_mean(seat, seats)))
+        })?;
+        let action = defs.action(name).ok_or_else(|| {
+            let known: Vec<&str> = defs.actions.iter().map(|a| a.name.as_str()).collect();
+            Error::Input(format!(
+                "no action named `{name}`{}; the actions are {}",
+                crate::diag::did_you_mean(name, known.iter().copied()),
+                known.join(", ")
+            ))
+        })?;
         let def = &defs.actions[action as usize];
         if words.len() != def.params.len() {
             return Err(Error::Input(format!("{name} takes {} argument(s), found {}", def.params.len(), words.len())));

@@ -1,6 +1,18 @@
 //! The `tabula` command line: a thin layer over the library. Each subcommand parses its
 //! arguments, calls the library, and prints; all rendering of errors goes through `diag`.
 
+/// `out!` to standard output, except that a reader who went away (`tabula ... | head`) ends
+/// the program quietly with success, as ripgrep does: nobody wants the rest of the output.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::write_stdout(format_args!($($arg)*)) };
+}
+
+/// `outln!` to standard output, ending quietly on a closed pipe (see `out!`).
+macro_rules! outln {
+    () => { $crate::write_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
 mod play;
 mod replay_cmd;
 
@@ -24,6 +36,18 @@ use tabula::{Error, LoadOptions, Rules, load};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour in error messages: `auto` (when standard error is a terminal and NO_COLOR is not
+    /// set), `always` or `never`.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: Color,
+}
+
+/// When to colour error messages.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
 }
 
 /// Which ruleset, with which variants and parameter overrides.
@@ -66,9 +90,14 @@ enum Command {
         #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
         sets: Vec<(String, String)>,
         /// Write the game's log to FILE as it is played, one line per action, flushed at once.
+        /// An existing FILE is refused (continue its game with --resume), unless --force.
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
-        /// Continue the game logged in FILE where it stopped (and go on logging to it).
+        /// With --log: replace an existing FILE.
+        #[arg(long, requires = "log")]
+        force: bool,
+        /// Continue the game logged in FILE where it stopped (and go on logging to it). The rules
+        /// are the ones the log names, or the ruleset given before --resume (a name or a folder).
         #[arg(long, value_name = "FILE", conflicts_with = "log")]
         resume: Option<PathBuf>,
         /// Who plays a seat: `human`, `random`, or one of the ruleset's agents, as in
@@ -85,12 +114,13 @@ enum Command {
         #[arg(long)]
         players: Option<u8>,
     },
-    /// Play many games with random agents and report outcomes, game length and speed.
+    /// Play many games with agents (the ruleset's default, or --agent) and report outcomes, game
+    /// length and speed.
     Sim {
         #[command(flatten)]
         ruleset: RulesetArgs,
-        /// How many games.
-        #[arg(long, default_value_t = 1000)]
+        /// How many games (1 or more).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
         games: u64,
         /// Seed of the run: game i is seeded from (seed, i).
         #[arg(long, default_value_t = 0)]
@@ -101,9 +131,13 @@ enum Command {
         /// Print one JSON object instead of a summary.
         #[arg(long)]
         json: bool,
-        /// Write one log per game into DIR (game-000001.log, ...).
+        /// Write one log per game into DIR (game-000001.log, ...). A folder that holds the logs
+        /// of an earlier run is refused, unless --force (which removes them first).
         #[arg(long, value_name = "DIR")]
         log: Option<PathBuf>,
+        /// With --log: replace the logs of an earlier run in DIR.
+        #[arg(long, requires = "log")]
+        force: bool,
         /// The agent on every seat: `random`, or one of the ruleset's [agents] (default: the
         /// ruleset's default_agent).
         #[arg(long, value_name = "AGENT")]
@@ -124,6 +158,17 @@ enum Command {
         /// Print the log as this seat saw it: others' secrets masked until revealed.
         #[arg(long, value_name = "SEAT", conflicts_with_all = ["view", "until"])]
         seat_log: Option<String>,
+        /// Replay under these rules (a name or a folder) instead of the ones the log names, with
+        /// the log's variants and overrides: a log of one's own ruleset kept elsewhere, or an old
+        /// log under edited rules (replay stops at the first line that no longer fits).
+        #[arg(long, value_name = "RULESET")]
+        ruleset: Option<String>,
+    },
+    /// List a ruleset's parameters ([params]) with their values, ranges and comments: what
+    /// --set can change.
+    Params {
+        #[command(flatten)]
+        ruleset: RulesetArgs,
     },
     /// Print the JSON Schema of game.toml (what schema/ruleset.schema.json holds).
     Schema,
@@ -134,8 +179,28 @@ fn load_rules(args: &RulesetArgs) -> Result<Rules, Error> {
     load(&args.ruleset, &options)
 }
 
+/// Writes to standard output. A closed pipe ends the program with success; any other failure to
+/// write (a full disk) ends it with an error, instead of the panic `out!` would give.
+fn write_stdout(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    use std::io::IsTerminal;
+    tabula::diag::use_color(match cli.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    });
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -150,7 +215,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::List => {
             let found = list_rulesets();
             if found.is_empty() {
-                println!("no rulesets found (looked in $TABULA_RULESETS, ./rulesets and the source tree)");
+                outln!("no rulesets found (looked in $TABULA_RULESETS, ./rulesets and the source tree)");
             }
             for (name, dir) in found {
                 let variants = list_variants(&dir);
@@ -160,7 +225,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 };
                 let variants =
                     if variants.is_empty() { String::new() } else { format!("  variants: {}", variants.join(", ")) };
-                println!("{name:<14} {title}{variants}");
+                outln!("{name:<14} {title}{variants}");
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -177,7 +242,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                         eprintln!("{}: loads, but fails in play", ruleset.ruleset);
                         return Ok(ExitCode::FAILURE);
                     }
-                    println!(
+                    outln!(
                         "{}: ok ({} zones, {} pieces, {} phases, {} actions, {} script hooks; 10 random games played)",
                         rules.id,
                         rules.zones.len(),
@@ -195,9 +260,18 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Command::Play { ruleset, variants, sets, log, resume, seats, seed, players } => {
+        Command::Play { ruleset, variants, sets, log, force, resume, seats, seed, players } => {
+            if let Some(path) = &log
+                && path.exists()
+                && !force
+            {
+                return Err(Error::Input(format!(
+                    "{} already exists: `tabula play --resume {0}` continues its game, --force replaces it",
+                    path.display()
+                )));
+            }
             let table = match (resume, ruleset) {
-                (Some(file), _) => play::Table::resume(&file)?,
+                (Some(file), ruleset) => play::Table::resume(&file, ruleset.as_deref())?,
                 (None, Some(ruleset)) => {
                     let rules = Rc::new(load_rules(&RulesetArgs { ruleset, variants, sets })?);
                     let seed = seed.unwrap_or_else(play::fresh_seed);
@@ -212,10 +286,24 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { logs, view, until, seat_log } => {
-            replay_cmd::run(&logs, &replay_cmd::Show { view, until, seat_log })
+        Command::Replay { logs, view, until, seat_log, ruleset } => {
+            if logs.len() > 1 && (view.is_some() || until.is_some() || seat_log.is_some()) {
+                return Err(Error::Input(
+                    "--view, --until and --seat-log show one log: give one log (several logs are checked, a line each)"
+                        .into(),
+                ));
+            }
+            replay_cmd::run(&logs, &replay_cmd::Show { view, until, seat_log, ruleset })
         }
-        Command::Sim { ruleset, games, seed, players, json, log, agent } => {
+        Command::Params { ruleset } => {
+            let rules = load_rules(&ruleset)?;
+            print_params(&rules);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Sim { ruleset, games, seed, players, json, log, force, agent } => {
+            if let Some(dir) = &log {
+                make_room_for_logs(dir, force)?;
+            }
             let rules = Rc::new(load_rules(&ruleset)?);
             let options = SimOptions { games, seed, players, log_dir: log, agent, ..SimOptions::default() };
             let bar = progress_bar(games, json);
@@ -226,7 +314,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             });
             bar.finish_and_clear();
             match report {
-                Ok(report) if json => println!("{}", serde_json::to_string(&report).unwrap_or_default()),
+                Ok(report) if json => outln!("{}", serde_json::to_string(&report).unwrap_or_default()),
                 Ok(report) => print_summary(&report),
                 Err(e) => {
                     eprint!("{}", render(&e, &rules.sources));
@@ -236,7 +324,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Schema => {
-            print!("{}", tabula::rules::raw::json_schema());
+            out!("{}", tabula::rules::raw::json_schema());
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -248,19 +336,83 @@ fn progress_bar(games: u64, json: bool) -> indicatif::ProgressBar {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(games);
-    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}")
+    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games  {rate}  eta {eta}")
+        .map(|s| {
+            s.with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} games/s", state.per_sec());
+            })
+        })
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     bar
 }
 
+/// Refuses a log folder holding the logs of an earlier run (they would mix with the new ones),
+/// or, with `force`, removes them.
+fn make_room_for_logs(dir: &std::path::Path, force: bool) -> Result<(), Error> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    let mut old: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("game-") && n.ends_with(".log"))
+        })
+        .collect();
+    if old.is_empty() {
+        return Ok(());
+    }
+    if !force {
+        old.sort();
+        return Err(Error::Input(format!(
+            "{} already holds {} log(s) of an earlier run ({}...): choose another folder, or --force to replace them",
+            dir.display(),
+            old.len(),
+            old[0].display()
+        )));
+    }
+    for path in old {
+        std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
+    }
+    Ok(())
+}
+
+/// `tabula params`: each parameter with its value, range, where it was set, and its comment.
+fn print_params(rules: &Rules) {
+    let variants = if rules.variants.is_empty() { String::new() } else { format!(" + {}", rules.variants.join(" + ")) };
+    outln!("{}{variants}: {} parameters (--set NAME=VALUE changes one)", rules.id, rules.param_info.len());
+    for p in &rules.param_info {
+        let range = p.range.map(|(lo, hi)| format!("  range {lo} to {hi}")).unwrap_or_default();
+        let origin = if p.overridden {
+            "  (--set)".to_string()
+        } else if p.file != 0 {
+            let path = rules.sources.path(p.file);
+            format!("  ({})", path.strip_prefix(&rules.dir).unwrap_or(path).display())
+        } else {
+            String::new()
+        };
+        outln!("{} = {}{range}{origin}", p.name, tabula::rules::params::show_value(&p.value));
+        if !p.comment.is_empty() {
+            outln!("    {}", p.comment);
+        }
+    }
+}
+
 fn print_summary(r: &SimReport) {
     let variants = if r.variants.is_empty() { String::new() } else { format!(" + {}", r.variants.join(" + ")) };
-    println!("{}{variants}: {} games, {} players, {} agents, seed {}", r.ruleset, r.games, r.players, r.agent, r.seed);
+    let sets: String = r.set.iter().map(|(k, v)| format!(", {k}={v}")).collect();
+    outln!(
+        "{}{variants}: {} game{}, {} players, {} agents, seed {}{sets}",
+        r.ruleset,
+        r.games,
+        if r.games == 1 { "" } else { "s" },
+        r.players,
+        r.agent,
+        r.seed
+    );
     for (name, count) in &r.outcomes {
         let share = if r.games > 0 { 100.0 * *count as f64 / r.games as f64 } else { 0.0 };
-        println!("  {name:<10} {count:>8}  {share:5.1}%");
+        outln!("  {name:<10} {count:>8}  {share:5.1}%");
     }
-    println!("  decisions per game: {:.1}", r.decisions_per_game);
-    println!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
+    outln!("  decisions per game: {:.1}", r.decisions_per_game);
+    outln!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
 }

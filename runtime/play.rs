@@ -14,7 +14,9 @@ use std::rc::Rc;
 
 use tabula::agent::{Agent, Decision, RandomAgent, ScriptAgent};
 use tabula::diag::Sources;
-use tabula::log::{Recorder, ReplayOptions, Tag, TagValue, header_for, parse, replay_with, rules_for};
+use tabula::log::{
+    Recorder, ReplayOptions, Tag, TagValue, header_for, parse, replay_with, rules_for_in, ruleset_path_tag,
+};
 use tabula::rules::SeatId;
 use tabula::sim::{agent_seed, play_out_observed};
 use tabula::view::view;
@@ -63,11 +65,11 @@ impl Human {
         screen.holder = Some(self.seat);
         if screen.terminal {
             // Erase the scrollback (3J), the screen (2J), and go home (H).
-            print!("\x1b[3J\x1b[2J\x1b[H");
+            out!("\x1b[3J\x1b[2J\x1b[H");
         } else {
-            println!("\n{}", "-".repeat(60));
+            outln!("\n{}", "-".repeat(60));
         }
-        print!("Pass the screen to {}, then press Enter.", self.seat_name);
+        out!("Pass the screen to {}, then press Enter.", self.seat_name);
         let _ = std::io::stdout().flush();
         let _ = read_line();
     }
@@ -76,30 +78,27 @@ impl Human {
 impl Agent for Human {
     fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
         self.take_screen();
-        println!("\n{}", decision.screen(&mut self.told));
+        outln!("\n{}", decision.screen(&mut self.told));
         let n = decision.legal().len();
         loop {
-            print!("{} > ", self.seat_name);
+            out!("{} > ", self.seat_name);
             let _ = std::io::stdout().flush();
             let Some(line) = read_line() else {
-                println!("\nend of input: leaving the game");
+                outln!("\nend of input: leaving the game");
                 return Err(self.quit());
             };
             match line.trim() {
                 "quit" | "q" => return Err(self.quit()),
                 "help" | "h" | "?" => {
-                    println!("Type the number of an option (Enter alone takes the only one), `help`, or `quit`.");
+                    outln!("Type the number of an option (Enter alone takes the only one), `help`, or `quit`.");
                     for (name, description) in decision.help() {
-                        println!(
-                            "  {name}: {}",
-                            if description.is_empty() { "(no description)" } else { &description }
-                        );
+                        outln!("  {name}: {}", if description.is_empty() { "(no description)" } else { &description });
                     }
                 }
                 "" if n == 1 => return Ok(0),
                 text => match text.parse::<usize>() {
                     Ok(k) if (1..=n).contains(&k) => return Ok(k - 1),
-                    _ => println!("type a number from 1 to {n}, `help` or `quit`"),
+                    _ => outln!("type a number from 1 to {n}, `help` or `quit`"),
                 },
             }
         }
@@ -162,12 +161,12 @@ impl Table {
 
     /// The game logged in `path`, replayed to where it stopped; play goes on logging to it,
     /// with the seats played as they were (`[agents]` tag) unless told otherwise.
-    pub fn resume(path: &Path) -> Result<Table, Error> {
+    pub fn resume(path: &Path, ruleset: Option<&str>) -> Result<Table, Error> {
         let text = std::fs::read_to_string(path).map_err(io(path))?;
         let mut sources = Sources::default();
         let file = sources.add(path, text.clone());
         let log = parse(&text, file).map_err(|d| Error::Log(d, Box::new(sources.clone())))?;
-        let rules = Rc::new(rules_for(&log)?);
+        let rules = Rc::new(rules_for_in(&log, ruleset)?);
         let replay = replay_with(&log, rules, &ReplayOptions { record: true, ..ReplayOptions::default() })
             .map_err(|e| Error::Log(Box::new(e.diagnostic(&sources, file)), Box::new(sources.clone())))?;
         if replay.game.is_over() {
@@ -182,7 +181,7 @@ impl Table {
             text.split_whitespace().filter_map(|pair| pair.split_once('=')).map(|(s, k)| (s.into(), k.into())).collect()
         });
         let file = std::fs::OpenOptions::new().append(true).open(path).map_err(io(path))?;
-        println!("resuming {} after {} actions", path.display(), replay.actions);
+        outln!("resuming {} after {} actions", path.display(), replay.actions);
         let recorder = Recorder::after(&replay.game);
         let log = Some(LogFile { path: path.to_path_buf(), file, recorder });
         Ok(Table { game: replay.game, seed, recorded_kinds, log })
@@ -232,6 +231,7 @@ impl Table {
         let rules = self.game.rules();
         let mut file = std::fs::File::create(path).map_err(io(path))?;
         let mut tags = header_for(rules, self.game.players(), Some(self.seed));
+        tags.splice(1..1, ruleset_path_tag(rules));
         let agents: Vec<String> =
             kinds.iter().enumerate().map(|(s, kind)| format!("{}={kind}", rules.seats[s].name)).collect();
         tags.push(Tag { name: "agents".into(), value: TagValue::Text(agents.join(" ")), comment: None, line: 0 });
@@ -277,9 +277,9 @@ impl Table {
                 ),
             });
         }
-        println!("{}", rules.name);
+        outln!("{}", rules.name);
         for (s, kind) in kinds.iter().enumerate() {
-            println!("  {}: {kind}", rules.seats[s].name);
+            outln!("  {}: {kind}", rules.seats[s].name);
         }
         let Table { mut game, mut log, .. } = self;
         let mut write = |game: &Game| log.as_mut().map_or(Ok(()), |l| l.write(game));
@@ -288,8 +288,8 @@ impl Table {
         match played {
             Err(_) if screen.borrow().quit => {
                 match logged {
-                    Some(path) => println!("the game is kept in {path}: `tabula play --resume {path}` goes on"),
-                    None => println!("the game was not logged (`--log FILE` keeps a game to resume)"),
+                    Some(path) => outln!("the game is kept in {path}: `tabula play --resume {path}` goes on"),
+                    None => outln!("the game was not logged (`--log FILE` keeps a game to resume)"),
                 }
                 return Ok(());
             }
@@ -297,8 +297,8 @@ impl Table {
             Ok(_) => {}
         }
         // The game is over: nothing is secret any more.
-        println!("\n{}", view(&game, None).render());
-        println!("seed {seed}{}", logged.map(|p| format!(", log {p}")).unwrap_or_default());
+        outln!("\n{}", view(&game, None).render());
+        outln!("seed {seed}{}", logged.map(|p| format!(", log {p}")).unwrap_or_default());
         Ok(())
     }
 }

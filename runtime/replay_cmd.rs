@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
-use tabula::log::{ReplayError, ReplayOptions, parse, replay_with, rules_for, seat_log};
+use tabula::log::{ReplayError, ReplayOptions, parse, replay_with, rules_for_in, seat_log};
 use tabula::view::view;
 use tabula::{Error, Rules};
 
@@ -20,6 +20,8 @@ pub struct Show {
     pub until: Option<usize>,
     /// Print the log as this seat saw it.
     pub seat_log: Option<String>,
+    /// Replay under these rules instead of the ones the log names.
+    pub ruleset: Option<String>,
 }
 
 /// Replays each log; prints what `show` asks for one log, or a line per log for several.
@@ -58,7 +60,7 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
             .collect();
         let rules = match loaded.get(&key) {
             Some(r) => r.clone(),
-            None => match rules_for(&log) {
+            None => match rules_for_in(&log, show.ruleset.as_deref()) {
                 Ok(r) => {
                     let r = Rc::new(r);
                     loaded.insert(key, r.clone());
@@ -86,7 +88,7 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
         if let Some(seat) = &show.seat_log {
             let seat = seat_id(seat)?;
             match seat_log(&log, rules.clone(), seat) {
-                Ok(copy) => print!("{copy}"),
+                Ok(copy) => out!("{copy}"),
                 Err(e) => {
                     eprint!("{}", render_diagnostics(&[e.diagnostic(&sources, file)], &sources));
                     failed += 1;
@@ -106,9 +108,9 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
                 }
                 if single {
                     let seat = show.view.as_deref().map(seat_id).transpose()?;
-                    print!("{}", view(&replay.game, seat).render());
+                    out!("{}", view(&replay.game, seat).render());
                 } else {
-                    println!(
+                    outln!(
                         "{}: ok, {} actions, {}",
                         path.display(),
                         replay.actions,
@@ -126,9 +128,9 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
     if show.seat_log.is_none() {
         let play = replaying.as_secs_f64();
         let rate = if play > 0.0 { actions as f64 / play } else { 0.0 };
+        let count = if logs.len() == 1 { "1 log".to_string() } else { format!("{} logs", logs.len()) };
         eprintln!(
-            "replayed {} log(s): {actions} actions in {play:.3} s ({rate:.0} actions/s), {:.3} s with reading and parsing{}",
-            logs.len(),
+            "replayed {count}: {actions} actions in {play:.3} s ({rate:.0} actions/s), {:.3} s with reading and parsing{}",
             seconds,
             if failed > 0 { format!("; {failed} did not fit the rules") } else { String::new() }
         );

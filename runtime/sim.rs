@@ -47,6 +47,8 @@ pub struct SimReport {
     pub ruleset: String,
     /// Variants in effect.
     pub variants: Vec<String>,
+    /// Parameters overridden with `--set`, name -> value as given.
+    pub set: IndexMap<String, String>,
     /// Player count.
     pub players: u8,
     /// The agent that played every seat.
@@ -340,7 +342,9 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
         *outcomes.entry(game.outcome().unwrap_or("none").to_string()).or_default() += 1;
         if let Some(dir) = &options.log_dir {
             let path = dir.join(format!("game-{:06}.log", i + 1));
-            let text = crate::log::record(&game, Some(game_seed)).to_string();
+            let mut log = crate::log::record(&game, Some(game_seed));
+            log.tags.splice(1..1, crate::log::ruleset_path_tag(&rules));
+            let text = log.to_string();
             std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
         }
         progress(i + 1);
@@ -350,6 +354,7 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
     Ok(SimReport {
         ruleset: rules.id.clone(),
         variants: rules.variants.clone(),
+        set: rules.overrides.iter().cloned().collect(),
         players,
         agent,
         seed: options.seed,

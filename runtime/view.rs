@@ -100,6 +100,7 @@ fn piece_view(defs: &Defs, game: &Game, seat: Option<SeatId>, piece: PieceId) ->
         .props
         .iter()
         .enumerate()
+        .filter(|(_, p)| p.shown)
         .map(|(i, p)| {
             let value = state.prop(def.prop_base + i);
             let shown = if may_show_prop(defs, state, seat, piece, i, value) {

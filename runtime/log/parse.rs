@@ -61,6 +61,31 @@ fn too_long(text: &str, file: FileId) -> Result<(), Box<Diagnostic>> {
     }
 }
 
+/// A grammar error said in the terms of the mistakes people make: a file that is no log at all
+/// (a README given by mistake), or an action written without the colon after its seat.
+fn explain(text: &str, at: usize, diagnostic: Diagnostic) -> Diagnostic {
+    let at = at.min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    let line = &text[line_start..line_end];
+    let body = line.split('#').next().unwrap_or_default().trim();
+    // The first line with an entry: a log begins with its header tags.
+    let first_entry = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'));
+    if first_entry == Some(line.trim()) && !body.starts_with('[') {
+        return Diagnostic { message: "not a tabula log".into(), ..diagnostic }
+            .expected("a log: header tags such as `[ruleset \"my-game\"]` first, then one entry per line")
+            .found(format!("`{}`", crate::diag::clip(body, 40)));
+    }
+    let first = body.split_whitespace().next().unwrap_or_default();
+    let plain_word = !first.is_empty() && first.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+    if plain_word && !body.contains(':') && !["result", "clock"].contains(&first) {
+        return diagnostic
+            .expected("`:` after the seat, as in `red: move pawn_1 hall`")
+            .found(format!("`{}`", crate::diag::clip(body, 40)));
+    }
+    diagnostic
+}
+
 /// Parses a log with the pest grammar alone.
 pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnostic>> {
     too_long(text, file)?;
@@ -79,7 +104,11 @@ pub fn parse_with_grammar(text: &str, file: FileId) -> Result<Log, Box<Diagnosti
         };
         let found = text[span.start.min(text.len())..].chars().take_while(|c| *c != '\n').take(20).collect::<String>();
         let found = if found.is_empty() { "the end of the line".to_string() } else { format!("`{found}`") };
-        Box::new(Diagnostic::new("the log does not parse").at(file, span).expected(expected).found(found))
+        Box::new(explain(
+            text,
+            span.start,
+            Diagnostic::new("the log does not parse").at(file, span).expected(expected).found(found),
+        ))
     })?;
     let mut log = Log::default();
     let root = pairs.next().map(|p| p.into_inner()).into_iter().flatten();

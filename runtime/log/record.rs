@@ -27,6 +27,21 @@ pub fn header_for(rules: &Rules, players: u8, seed: Option<u64>) -> Vec<Tag> {
     tags
 }
 
+/// The `[ruleset_path]` tag of a log file written for a ruleset that its name does not find
+/// (one's own, in a folder of one's own): its folder, absolute, so that the log replays from
+/// anywhere on this machine. Files written by `play --log` and `sim --log` carry it after the
+/// `[ruleset]` tag; logs made in memory do not (a path is no part of the game).
+pub fn ruleset_path_tag(rules: &Rules) -> Option<Tag> {
+    let by_name = crate::rules::load::find_ruleset(&rules.id).ok().and_then(|d| d.canonicalize().ok());
+    let folder = rules.dir.canonicalize().ok()?;
+    (by_name.as_ref() != Some(&folder)).then(|| Tag {
+        name: "ruleset_path".into(),
+        value: TagValue::Text(folder.display().to_string()),
+        comment: None,
+        line: 0,
+    })
+}
+
 /// A face as written in logs: its number or word.
 fn face_text(defs: &Defs, piece: u16, face: i64) -> String {
     let kind = &defs.kinds[defs.pieces[piece as usize].kind as usize];

@@ -75,8 +75,21 @@ impl ReplayError {
 
 /// The rules a log names in its header (ruleset, variants, overrides), loaded.
 pub fn rules_for(log: &Log) -> Result<Rules, Error> {
-    let Some(ruleset) = log.text_tag("ruleset") else {
+    rules_for_in(log, None)
+}
+
+/// The rules of a log, with the variants and overrides its header names, taken from `ruleset`
+/// (a name or a folder) when given: the way to replay a log under edited rules kept elsewhere,
+/// or a log of a ruleset that is not found by name. Without it, the `[ruleset]` name is looked
+/// up as usual and, failing that, the folder the `[ruleset_path]` tag recorded.
+pub fn rules_for_in(log: &Log, ruleset: Option<&str>) -> Result<Rules, Error> {
+    let Some(named) = log.text_tag("ruleset") else {
         return Err(Error::Input("the log has no [ruleset \"...\"] tag: which rules does it follow?".into()));
+    };
+    let ruleset = match (ruleset, log.text_tag("ruleset_path")) {
+        (Some(given), _) => given,
+        (None, Some(path)) if crate::rules::load::find_ruleset(named).is_err() => path,
+        _ => named,
     };
     let variants = log
         .tags_named("variant")
@@ -189,8 +202,14 @@ fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnSt
         }
     }
     let fail = |e: ReplayError, w: &Vec<String>| ReplayError { warnings: w.clone(), ..e };
+    let (fewest, most) = rules.players;
     let players = match log.int_tag("players") {
-        Some(p) if (1..=32).contains(&p) => p as u8,
+        Some(p) if (u64::from(fewest)..=u64::from(most)).contains(&p) => p as u8,
+        Some(p) if (1..=255).contains(&p) => {
+            let counts = if fewest == most { fewest.to_string() } else { format!("{fewest} to {most}") };
+            let message = format!("[players {p}]: {} is played by {counts} players", rules.name);
+            return Err(fail(ReplayError::at(log.tag_line("players"), message), &warnings));
+        }
         Some(p) => {
             let message = format!("[players {p}]: not a player count");
             return Err(fail(ReplayError::at(log.tag_line("players"), message), &warnings));
@@ -344,7 +363,8 @@ fn public_tags(log: &Log) -> Vec<super::Tag> {
 }
 
 /// Header tags that say which rules a game follows and who sat where: nothing hidden.
-pub const PUBLIC_TAGS: &[&str] = &["ruleset", "variant", "set", "players", "seats", "agents", "fingerprint", "engine"];
+pub const PUBLIC_TAGS: &[&str] =
+    &["ruleset", "ruleset_path", "variant", "set", "players", "seats", "agents", "fingerprint", "engine"];
 
 /// The names of the timers a step fired, as the comment of its clock line.
 fn timers_fired(rules: &Rules, step: &[Event]) -> Option<String> {

@@ -53,7 +53,8 @@ pub fn find_ruleset(name_or_path: &str) -> Result<PathBuf, Error> {
     }
     let known: Vec<String> = list_rulesets().into_iter().map(|(name, _)| name).collect();
     Err(Error::Input(format!(
-        "no ruleset `{name_or_path}`: expected a ruleset name ({}) or a folder with a game.toml",
+        "no ruleset `{name_or_path}`{}: expected a ruleset name ({}) or a folder with a game.toml",
+        crate::diag::did_you_mean(name_or_path, known.iter().map(String::as_str)),
         if known.is_empty() { "none found".to_string() } else { known.join(", ") }
     )))
 }
@@ -144,8 +145,12 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     fnv1a(&mut fingerprint, sources.text(base_file).as_bytes());
     let mut diags = Vec::new();
     let mut merged = Merged::default();
+    let mut ranges = IndexMap::new();
     match parse_file(&sources, base_file) {
-        Ok(raw) => merged.absorb(raw, base_file),
+        Ok(mut raw) => {
+            super::params::split_declarations(&mut raw.params, base_file, &mut ranges, &mut diags);
+            merged.absorb(raw, base_file)
+        }
         Err(d) => return Err(Error::Ruleset(vec![*d], Box::default()).with_sources(sources)),
     }
     for variant in &options.variants {
@@ -153,8 +158,9 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         if !path.is_file() {
             let known = list_variants(dir);
             return Err(Error::Input(format!(
-                "no variant `{variant}` in {}: expected one of {}",
+                "no variant `{variant}` in {}{}: expected one of {}",
                 dir.display(),
+                crate::diag::did_you_mean(variant, known.iter().map(String::as_str)),
                 if known.is_empty() { "(this ruleset has no variants)".to_string() } else { known.join(", ") }
             )));
         }
@@ -162,7 +168,10 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         fnv1a(&mut fingerprint, b"\0variant\0");
         fnv1a(&mut fingerprint, sources.text(file).as_bytes());
         match parse_file(&sources, file) {
-            Ok(raw) => merged.absorb(raw, file),
+            Ok(mut raw) => {
+                super::params::split_declarations(&mut raw.params, file, &mut ranges, &mut diags);
+                merged.absorb(raw, file)
+            }
             Err(d) => diags.push(*d),
         }
     }
@@ -171,15 +180,24 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     }
     for (name, value) in &options.overrides {
         fnv1a(&mut fingerprint, format!("\0set\0{name}={value}").as_bytes());
-        let Some(entry) = merged.params.get_mut(name) else {
-            let known: Vec<&String> = merged.params.keys().collect();
-            return Err(Error::Input(format!(
-                "--set {name}: the ruleset has no parameter `{name}`; expected one of {}",
-                known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-            )));
-        };
-        entry.1.value = parse_override(value);
+        let value = super::params::check_override(&merged.params, &ranges, name, value)?;
+        if let Some(entry) = merged.params.get_mut(name) {
+            entry.1.value = value;
+        }
     }
+    super::params::check_ranges(&merged.params, &ranges, &mut diags);
+    let param_info = merged
+        .params
+        .iter()
+        .map(|(name, (file, located))| super::params::ParamInfo {
+            name: name.clone(),
+            value: located.value.clone(),
+            range: ranges.get(name).copied(),
+            comment: super::params::comment_at(&sources, *file, &located.span),
+            file: *file,
+            overridden: options.overrides.iter().any(|(n, _)| n == name),
+        })
+        .collect();
 
     let mut scripts_text = Vec::new();
     let script_names = merged.game.scripts.clone().unwrap_or_default();
@@ -225,6 +243,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     loader.defs.id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     loader.defs.variants = options.variants.clone();
     loader.defs.overrides = options.overrides.clone();
+    loader.defs.param_info = param_info;
     loader.defs.fingerprint = fingerprint;
     loader.resolve();
     let Loader { mut defs, diags, .. } = loader;
@@ -235,15 +254,6 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     let defs = Rc::new(defs);
     let scripts = Scripts::compile(defs.clone(), &scripts_text)?;
     Ok(Rules { defs, scripts })
-}
-
-/// Reads a `--set` value as a TOML value (number, list...), or as a word if it is not one.
-fn parse_override(text: &str) -> ParamValue {
-    #[derive(serde::Deserialize)]
-    struct V {
-        v: ParamValue,
-    }
-    toml::from_str::<V>(&format!("v = {text}")).map(|v| v.v).unwrap_or_else(|_| ParamValue::Text(text.to_string()))
 }
 
 impl Error {
@@ -687,7 +697,7 @@ impl Loader<'_> {
                     },
                     Some(v) => self.prop_value(&kind, v, *file, &prop.span, pname),
                 };
-                props.push(PropDef { name: pname.clone(), kind, initial });
+                props.push(PropDef { name: pname.clone(), kind, initial, shown: p.shown.unwrap_or(true) });
             }
             if let Some(die) = &c.die {
                 match self.defs.dice.iter().position(|d| d.name == die.value) {
@@ -705,7 +715,7 @@ impl Loader<'_> {
                             )
                         };
                         let initial = faces.first().copied().unwrap_or(0);
-                        props.push(PropDef { name: "face".into(), kind, initial });
+                        props.push(PropDef { name: "face".into(), kind, initial, shown: true });
                         self.defs.kinds[k].die = Some(i);
                     }
                     None => {
@@ -785,7 +795,23 @@ impl Loader<'_> {
                 (None, None) => None,
             };
             let capacity =
-                z.capacity.as_ref().and_then(|c| self.int(&c.value, *file, &c.span)).map(|c| c.max(0) as u32);
+                z.capacity.as_ref().and_then(|c| self.int(&c.value, *file, &c.span)).and_then(
+                    |c| match u32::try_from(c) {
+                        Ok(c) => Some(c),
+                        Err(_) => {
+                            let d = self
+                                .err(
+                                    *file,
+                                    z.capacity.as_ref().map(|c| c.span.clone()).unwrap_or_default(),
+                                    format!("capacity {c} is out of range"),
+                                )
+                                .expected(format!("a number of pieces from 0 to {}", u32::MAX))
+                                .found(c.to_string());
+                            self.push(d);
+                            None
+                        }
+                    },
+                );
             let accepts = z.accepts.as_ref().map(|list| list.iter().filter_map(|k| self.kind_ref(k, *file)).collect());
             let enter_from =
                 z.enter_from.as_ref().map(|list| list.iter().filter_map(|n| self.zone_ref(n, *file)).collect());

@@ -5,6 +5,7 @@
 //! these definitions by index.
 
 pub mod load;
+pub mod params;
 pub mod raw;
 
 use std::ops::Deref;
@@ -94,6 +95,8 @@ pub struct Defs {
     pub outcomes: Vec<OutcomeDef>,
     /// Named parameters after overrides, as written.
     pub params: IndexMap<String, ParamValue>,
+    /// The same parameters with their declared ranges and comments, for `tabula params`.
+    pub param_info: Vec<params::ParamInfo>,
     /// The same parameters as script values, converted once.
     pub(crate) param_values: NameMap<Dynamic>,
     /// Interned words used by properties, dice faces and parameters.
@@ -184,6 +187,8 @@ pub struct PropDef {
     pub kind: PropKind,
     /// Its value at the start, encoded as stored (word id, integer, piece id or -1).
     pub initial: i64,
+    /// Whether people are shown it (`shown = false` marks the scripts' bookkeeping).
+    pub shown: bool,
 }
 
 /// A component kind.

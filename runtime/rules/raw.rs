@@ -217,6 +217,10 @@ pub struct RawProp {
     /// The value at the start (a word, a number or a piece name); defaults to the first word,
     /// the minimum, or no piece.
     pub initial: Option<ParamValue>,
+    /// Whether people are shown the property (default true). `false` marks bookkeeping the
+    /// scripts keep (which sides of a tile are still free): it stays in the state, the agents'
+    /// views and the logs, but the terminal and `replay --view` do not print it.
+    pub shown: Option<bool>,
 }
 
 /// A `[pieces.<name>]` entry.

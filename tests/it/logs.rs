@@ -377,7 +377,7 @@ fn sim_writes_logs_that_replay_shows_views_and_seat_copies_of() {
     let (ok, out, err) = tabula(&args, "");
     assert!(ok, "{err}");
     assert_eq!(out.lines().filter(|l| l.contains(": ok, ")).count(), 20, "{out}");
-    assert!(err.contains("replayed 20 log(s)") && err.contains("actions/s"), "{err}");
+    assert!(err.contains("replayed 20 logs") && err.contains("actions/s"), "{err}");
 
     let (ok, out, _) = tabula(&["replay", first.to_str().unwrap(), "--view", "police"], "");
     assert!(ok);

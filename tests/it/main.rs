@@ -9,6 +9,7 @@
 
 mod check;
 mod cli;
+mod cli_mistakes;
 mod common;
 mod dice_race;
 mod docs;

@@ -166,7 +166,7 @@ mod corpus {
 
     #[test]
     fn too_many_players_are_refused_at_their_tag() {
-        refused("too-many-players", "3:1", "[players 99]: not a player count");
+        refused("too-many-players", "3:1", "[players 99]: Escape: The Curse of the Temple is played by 1 to 5 players");
     }
 
     #[test]

@@ -1,0 +1,188 @@
+//! The usual mistakes at the command line, and what tabula says about them: each answer names
+//! the place (the argument, or the file and line) and what was expected.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use crate::common::tabula;
+
+/// A scratch folder of this test process, emptied.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-mistakes-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+/// A copy of a shipped example log with one line replaced, in a scratch folder.
+fn altered_log(dir: &std::path::Path, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string("examples/logs/east-berlin/checkpoint-paid.log").expect("example log");
+    assert!(text.contains(from), "the example log no longer has `{from}`");
+    let path = dir.join("altered.log");
+    std::fs::write(&path, text.replacen(from, to, 1)).expect("write");
+    path.to_str().expect("utf-8").to_string()
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    // Enough output to fill a pipe: the reader closes it before tabula is done writing.
+    let log = "examples/logs/east-berlin/checkpoint-paid.log";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .arg("replay")
+        .args(std::iter::repeat_n(log, 3000))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "exit status {:?}: {err}", out.status);
+}
+
+#[test]
+fn set_values_are_checked_against_the_parameter() {
+    let cases = [
+        ("tunnel_length=abc", "--set tunnel_length=abc: expected an integer"),
+        ("tunnel_length=99999999999999999999", "expected an integer from"),
+        ("tunnel_length=500", "500 is outside the range of `tunnel_length`, 1 to 100"),
+        ("tunnel_lenght=12", "no parameter `tunnel_lenght` (did you mean `tunnel_length`?)"),
+    ];
+    for (set, message) in cases {
+        let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "1", "--set", set], "");
+        assert!(!ok, "--set {set} was accepted");
+        assert!(err.contains(message), "--set {set}: {err}");
+        assert!(!err.contains("game.toml"), "an argument's mistake is not the ruleset file's: {err}");
+    }
+    let (ok, _, err) = tabula(&["sim", "temple", "--games", "1", "--set", "depot_gems=3"], "");
+    assert!(!ok);
+    assert!(err.contains("`depot_gems` is a table of values"), "{err}");
+    // Temple's supply holds 25 dice, five for each of five players.
+    let (ok, _, err) = tabula(&["sim", "temple", "--games", "1", "--set", "dice_per_player=1000"], "");
+    assert!(!ok);
+    assert!(err.contains("outside the range of `dice_per_player`, 1 to 5"), "{err}");
+}
+
+#[test]
+fn sim_shows_the_overrides_it_played_with() {
+    let (ok, out, err) = tabula(&["sim", "east-berlin", "--games", "5", "--set", "tunnel_length=8"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("east-berlin: 5 games, 2 players, random agents, seed 0, tunnel_length=8"), "{out}");
+    let (ok, out, err) = tabula(&["sim", "east-berlin", "--games", "5", "--set", "tunnel_length=8", "--json"], "");
+    assert!(ok, "{err}");
+    let report: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert_eq!(report["set"]["tunnel_length"], "8");
+}
+
+#[test]
+fn params_lists_values_ranges_and_the_rulebook_comments() {
+    let (ok, out, err) = tabula(&["params", "east-berlin"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("tunnel_length = 10  range 1 to 100\n"), "{out}");
+    assert!(out.contains("    approximation: the printed tunnel sheet is not in the text."), "{out}");
+    assert!(out.contains("checkpoint_cost = 5  range 0 to 100\n    Both checkpoints: \"[M] Pay 5 money.\""), "{out}");
+    let (ok, out, err) = tabula(&["params", "temple", "--variant", "experts", "--set", "fate_gems=3"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("extra_gems = 3  range 0 to 30  (variants/experts.toml)"), "{out}");
+    assert!(out.contains("fate_gems = 3  range 0 to 20  (--set)"), "{out}");
+    assert!(out.contains("depot_gems = { 1 = 7, 2 = 7, 3 = 11, 4 = 14, 5 = 16 }"), "{out}");
+}
+
+#[test]
+fn nothing_is_overwritten_without_force() {
+    let dir = scratch("overwrite");
+    let log = dir.join("game.log");
+    std::fs::write(&log, "a finished game\n").expect("write");
+    let log = log.to_str().expect("utf-8");
+    let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "exile=random", "--log", log], "");
+    assert!(!ok);
+    assert!(err.contains("already exists: `tabula play --resume"), "{err}");
+    assert_eq!(std::fs::read_to_string(log).expect("read"), "a finished game\n", "the file was touched");
+
+    let logs = dir.join("logs");
+    let logs = logs.to_str().expect("utf-8");
+    let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "3", "--log", logs], "");
+    assert!(ok, "{err}");
+    let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "1", "--log", logs], "");
+    assert!(!ok, "a second run mixed its logs with the first one's");
+    assert!(err.contains("already holds 3 log(s) of an earlier run"), "{err}");
+    let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "1", "--log", logs, "--force"], "");
+    assert!(ok, "{err}");
+    let left: Vec<_> = std::fs::read_dir(logs).expect("logs").flatten().collect();
+    assert_eq!(left.len(), 1, "--force replaces the old run's logs");
+}
+
+#[test]
+fn replay_errors_point_at_the_line_at_fault() {
+    let dir = scratch("replay");
+    let cases = [
+        ("[players 2]", "[players 3]", "line 2: [players 3]: Escape from East Berlin is played by 2 players"),
+        ("exile: assign angela tunnel", "exile assign angela tunnel", "expected `:` after the seat"),
+        (
+            "police: investigate",
+            "police: investigat",
+            "no action named `investigat` (did you mean `investigate`?); the actions are choose_ability, assign",
+        ),
+    ];
+    for (from, to, message) in cases {
+        let log = altered_log(&dir, from, to);
+        let (ok, _, err) = tabula(&["replay", &log], "");
+        assert!(!ok, "{to}");
+        assert!(err.contains(message), "{to}: {err}");
+    }
+    let (ok, _, err) = tabula(&["replay", "README.md"], "");
+    assert!(!ok);
+    assert!(err.contains("error: not a tabula log") && err.contains("README.md:3:"), "{err}");
+}
+
+#[test]
+fn a_log_of_ones_own_ruleset_replays_from_anywhere() {
+    let dir = scratch("own");
+    let log = dir.join("race.log");
+    let log = log.to_str().expect("utf-8");
+    let args = ["play", "examples/rulesets/dice-race", "--seat", "red=random", "--seat", "blue=random"];
+    let (ok, out, err) = tabula(&[&args[..], &["--seed", "5", "--log", log]].concat(), "");
+    assert!(ok, "{err}");
+    let outcome = out.split("game over: ").nth(1).and_then(|s| s.split_whitespace().next()).expect("an end");
+    let text = std::fs::read_to_string(log).expect("log");
+    assert!(text.contains("[ruleset_path \""), "the folder is recorded:\n{text}");
+    // From another folder, the name `dice-race` finds nothing: the recorded folder does.
+    let replayed = Command::new(env!("CARGO_BIN_EXE_tabula")).args(["replay", log]).current_dir(&dir).output();
+    let replayed = replayed.expect("run tabula");
+    assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
+    assert!(String::from_utf8_lossy(&replayed.stdout).contains(&format!("game over: {outcome}")));
+    // --ruleset replays it under a copy of the rules kept elsewhere.
+    let (ok, out, err) = tabula(&["replay", log, "--ruleset", "examples/rulesets/dice-race"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains(&format!("game over: {outcome}")), "{out}");
+}
+
+#[test]
+fn arguments_that_make_no_sense_are_refused() {
+    let log = "examples/logs/east-berlin/checkpoint-paid.log";
+    let (ok, _, err) = tabula(&["replay", log, log, "--view", "police"], "");
+    assert!(!ok, "--view was ignored");
+    assert!(err.contains("--view, --until and --seat-log show one log"), "{err}");
+    let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "0"], "");
+    assert!(!ok);
+    assert!(err.contains("0 is not in 1.."), "{err}");
+    let (ok, _, err) = tabula(&["sim", "templ"], "");
+    assert!(!ok);
+    assert!(err.contains("no ruleset `templ` (did you mean `temple`?)"), "{err}");
+    let (ok, _, err) = tabula(&["sim", "temple", "--variant", "expert"], "");
+    assert!(!ok);
+    assert!(err.contains("(did you mean `experts`?)"), "{err}");
+}
+
+#[test]
+fn bookkeeping_properties_are_kept_off_the_screen() {
+    // Temple's chambers keep which sides are free and what an entry needs for the scripts; the
+    // printed tile (its openings, cost and gems) is what a person sees.
+    let (ok, out, err) = tabula(&["replay", "examples/logs/temple/escape.log", "--view", "red"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("cost="), "the printed tile is shown: {out}");
+    for bookkeeping in ["north_free=", "frontier=", "need_torch=", "north_pass="] {
+        assert!(!out.contains(bookkeeping), "{bookkeeping} shown:\n{out}");
+    }
+}

@@ -204,6 +204,9 @@ pub enum Error {
     /// Bad input that is not in a file (a command-line value, a seat name).
     #[error("{0}")]
     Input(String),
+    /// A game that did not end within the simulator's bound on decisions.
+    #[error("{0}")]
+    Unfinished(String),
 }
 
 impl Error {

@@ -5,6 +5,7 @@
 //! every seat seeing only its [`view::View`]. See `ARCHITECTURE.md` for the map of the code.
 
 pub mod agent;
+pub mod balance;
 pub mod diag;
 pub mod event;
 pub mod flow;
@@ -16,6 +17,8 @@ pub mod script;
 pub mod secrecy;
 pub mod sim;
 pub mod state;
+pub mod stats;
+pub mod sweep;
 pub mod view;
 
 pub use diag::{Diagnostic, Error};

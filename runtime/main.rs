@@ -14,9 +14,11 @@ macro_rules! outln {
 }
 
 mod play;
+mod plot;
 mod replay_cmd;
+mod sim_cmd;
+mod sweep_cmd;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -24,7 +26,7 @@ use std::rc::Rc;
 use clap::{Parser, Subcommand};
 use tabula::diag::{Sources, render};
 use tabula::rules::load::{find_ruleset, list_rulesets, list_variants};
-use tabula::sim::{SimOptions, SimReport, simulate};
+use tabula::sim::{SimOptions, simulate};
 use tabula::{Error, LoadOptions, Rules, load};
 
 /// tabula: a rules-as-data board-game engine.
@@ -52,18 +54,18 @@ enum Color {
 
 /// Which ruleset, with which variants and parameter overrides.
 #[derive(clap::Args, Clone)]
-struct RulesetArgs {
+pub struct RulesetArgs {
     /// A ruleset name (see `tabula list`) or a path to a ruleset folder.
-    ruleset: String,
+    pub ruleset: String,
     /// A variant from the ruleset's variants/ folder; may be repeated, applied in order.
     #[arg(long = "variant", value_name = "VARIANT")]
-    variants: Vec<String>,
+    pub variants: Vec<String>,
     /// Override a parameter of [params], e.g. --set goal=12; may be repeated.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
-    sets: Vec<(String, String)>,
+    pub sets: Vec<(String, String)>,
 }
 
-fn parse_set(text: &str) -> Result<(String, String), String> {
+pub fn parse_set(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
         _ => Err(format!("expected NAME=VALUE, found `{text}`")),
@@ -114,35 +116,12 @@ enum Command {
         #[arg(long)]
         players: Option<u8>,
     },
-    /// Play many games with agents (the ruleset's default, or --agent) and report outcomes, game
-    /// length and speed.
-    Sim {
-        #[command(flatten)]
-        ruleset: RulesetArgs,
-        /// How many games (1 or more).
-        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
-        games: u64,
-        /// Seed of the run: game i is seeded from (seed, i).
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Player count (default: the ruleset's smallest).
-        #[arg(long)]
-        players: Option<u8>,
-        /// Print one JSON object instead of a summary.
-        #[arg(long)]
-        json: bool,
-        /// Write one log per game into DIR (game-000001.log, ...). A folder that holds the logs
-        /// of an earlier run is refused, unless --force (which removes them first).
-        #[arg(long, value_name = "DIR")]
-        log: Option<PathBuf>,
-        /// With --log: replace the logs of an earlier run in DIR.
-        #[arg(long, requires = "log")]
-        force: bool,
-        /// The agent on every seat: `random`, or one of the ruleset's [agents] (default: the
-        /// ruleset's default_agent).
-        #[arg(long, value_name = "AGENT")]
-        agent: Option<String>,
-    },
+    /// Play many games with agents (the ruleset's default, or --agent and --seat) and report the
+    /// balance: outcome and seat shares with 95% intervals, seat advantage, game length, speed.
+    Sim(sim_cmd::SimArgs),
+    /// Play a grid of parameter values (`--set goal=8..12 --set cost=4,5,6`), the same seeds in
+    /// every cell, and tabulate (and with --out, plot) the balance of each cell.
+    Sweep(sweep_cmd::SweepArgs),
     /// Replay game logs: print the final state (or a seat's view, or a seat's copy of the log),
     /// and report the first line that does not fit the rules. Exits non-zero if one does not.
     Replay {
@@ -174,7 +153,7 @@ enum Command {
     Schema,
 }
 
-fn load_rules(args: &RulesetArgs) -> Result<Rules, Error> {
+pub fn load_rules(args: &RulesetArgs) -> Result<Rules, Error> {
     let options = LoadOptions { variants: args.variants.clone(), overrides: args.sets.clone() };
     load(&args.ruleset, &options)
 }
@@ -236,10 +215,26 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                     // A ruleset that loads can still fail when its hooks run: play a few games
                     // with random agents before calling it sound.
                     let rules = Rc::new(rules);
-                    let options = SimOptions { games: 10, max_decisions: 100_000, ..SimOptions::default() };
-                    if let Err(e) = simulate(rules.clone(), &options, &mut |_| {}) {
-                        eprint!("{}", render(&e, &rules.sources));
-                        eprintln!("{}: loads, but fails in play", ruleset.ruleset);
+                    let options = SimOptions {
+                        games: 10,
+                        max_decisions: 100_000,
+                        agent: Some("random".into()),
+                        ..SimOptions::default()
+                    };
+                    let report = match simulate(rules.clone(), &options, &mut |_| {}) {
+                        Ok(report) => report,
+                        Err(e) => {
+                            eprint!("{}", render(&e, &rules.sources));
+                            eprintln!("{}: loads, but fails in play", ruleset.ruleset);
+                            return Ok(ExitCode::FAILURE);
+                        }
+                    };
+                    let unfinished = report.outcomes.get(tabula::balance::STOPPED).copied().unwrap_or(0);
+                    if unfinished > 0 {
+                        eprintln!(
+                            "{}: loads, but {unfinished} of 10 random games did not end within {} decisions",
+                            ruleset.ruleset, options.max_decisions
+                        );
                         return Ok(ExitCode::FAILURE);
                     }
                     outln!(
@@ -300,80 +295,13 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             print_params(&rules);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Sim { ruleset, games, seed, players, json, log, force, agent } => {
-            if let Some(dir) = &log {
-                make_room_for_logs(dir, force)?;
-            }
-            let rules = Rc::new(load_rules(&ruleset)?);
-            let options = SimOptions { games, seed, players, log_dir: log, agent, ..SimOptions::default() };
-            let bar = progress_bar(games, json);
-            let report = simulate(rules.clone(), &options, &mut |done| {
-                if done % 64 == 0 || done == games {
-                    bar.set_position(done)
-                }
-            });
-            bar.finish_and_clear();
-            match report {
-                Ok(report) if json => outln!("{}", serde_json::to_string(&report).unwrap_or_default()),
-                Ok(report) => print_summary(&report),
-                Err(e) => {
-                    eprint!("{}", render(&e, &rules.sources));
-                    return Ok(ExitCode::FAILURE);
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Sim(args) => sim_cmd::run(&args),
+        Command::Sweep(args) => sweep_cmd::run(&args),
         Command::Schema => {
             out!("{}", tabula::rules::raw::json_schema());
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// A progress bar on stderr, hidden when the output is JSON or stderr is not a terminal.
-fn progress_bar(games: u64, json: bool) -> indicatif::ProgressBar {
-    if json || !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(games);
-    let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games  {rate}  eta {eta}")
-        .map(|s| {
-            s.with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.0} games/s", state.per_sec());
-            })
-        })
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
-}
-
-/// Refuses a log folder holding the logs of an earlier run (they would mix with the new ones),
-/// or, with `force`, removes them.
-fn make_room_for_logs(dir: &std::path::Path, force: bool) -> Result<(), Error> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
-    let mut old: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("game-") && n.ends_with(".log"))
-        })
-        .collect();
-    if old.is_empty() {
-        return Ok(());
-    }
-    if !force {
-        old.sort();
-        return Err(Error::Input(format!(
-            "{} already holds {} log(s) of an earlier run ({}...): choose another folder, or --force to replace them",
-            dir.display(),
-            old.len(),
-            old[0].display()
-        )));
-    }
-    for path in old {
-        std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
-    }
-    Ok(())
 }
 
 /// `tabula params`: each parameter with its value, range, where it was set, and its comment.
@@ -395,24 +323,4 @@ fn print_params(rules: &Rules) {
             outln!("    {}", p.comment);
         }
     }
-}
-
-fn print_summary(r: &SimReport) {
-    let variants = if r.variants.is_empty() { String::new() } else { format!(" + {}", r.variants.join(" + ")) };
-    let sets: String = r.set.iter().map(|(k, v)| format!(", {k}={v}")).collect();
-    outln!(
-        "{}{variants}: {} game{}, {} players, {} agents, seed {}{sets}",
-        r.ruleset,
-        r.games,
-        if r.games == 1 { "" } else { "s" },
-        r.players,
-        r.agent,
-        r.seed
-    );
-    for (name, count) in &r.outcomes {
-        let share = if r.games > 0 { 100.0 * *count as f64 / r.games as f64 } else { 0.0 };
-        outln!("  {name:<10} {count:>8}  {share:5.1}%");
-    }
-    outln!("  decisions per game: {:.1}", r.decisions_per_game);
-    outln!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
 }

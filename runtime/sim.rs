@@ -10,9 +10,11 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::agent::{Agent, Decision, Plan, RandomAgent, ScriptAgent, Turn};
+pub use crate::balance::{Balance, GameRecord};
 use crate::diag::Error;
 use crate::flow::Game;
 use crate::rng::Rng;
+use crate::rules::load::LoadOptions;
 use crate::rules::{ActionId, Rules, SeatId};
 use crate::view::sight_fingerprint;
 
@@ -25,18 +27,32 @@ pub struct SimOptions {
     pub seed: u64,
     /// Player count (default: the ruleset's smallest).
     pub players: Option<u8>,
-    /// Decisions after which a game is abandoned as an error (a ruleset that never ends).
+    /// Decisions after which a game is stopped (a safety bound: such games are reported as
+    /// `stopped`, and `tabula check` calls the ruleset unsound).
     pub max_decisions: u64,
     /// A folder to write one log per game into (`game-000001.log`...).
     pub log_dir: Option<std::path::PathBuf>,
     /// Which agent plays every seat: `random`, or one of the ruleset's `[agents]` (default: the
     /// ruleset's `default_agent`).
     pub agent: Option<String>,
+    /// Agents for particular seats (seat name, agent), over `agent`.
+    pub seat_agents: Vec<(String, String)>,
+    /// Counters whose final values each game's record keeps (`--record`).
+    pub record: Vec<String>,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { games: 1000, seed: 0, players: None, max_decisions: 1_000_000, log_dir: None, agent: None }
+        SimOptions {
+            games: 1000,
+            seed: 0,
+            players: None,
+            max_decisions: 1_000_000,
+            log_dir: None,
+            agent: None,
+            seat_agents: Vec::new(),
+            record: Vec::new(),
+        }
     }
 }
 
@@ -51,8 +67,10 @@ pub struct SimReport {
     pub set: IndexMap<String, String>,
     /// Player count.
     pub players: u8,
-    /// The agent that played every seat.
+    /// The agent on the seats no `seat_agents` entry names.
     pub agent: String,
+    /// The agent of each seat.
+    pub agents: IndexMap<String, String>,
     /// The run's seed.
     pub seed: u64,
     /// Games played.
@@ -65,6 +83,12 @@ pub struct SimReport {
     pub decisions_per_game: f64,
     /// Outcome name -> number of games that ended so.
     pub outcomes: IndexMap<String, u64>,
+    /// Shares with confidence intervals, seats' wins and advantage, game length.
+    #[serde(flatten)]
+    pub balance: Balance,
+    /// One record per game, in order (not printed: `--csv` and `--jsonl` write them).
+    #[serde(skip)]
+    pub records: Vec<GameRecord>,
 }
 
 /// The seed of a seat's agent in a game seeded `game_seed`.
@@ -147,7 +171,7 @@ fn take_turn(
 /// One more decision, or an error once a game has taken too many (a ruleset that never ends).
 fn counted(decisions: u64, max_decisions: u64) -> Result<u64, Error> {
     if decisions + 1 >= max_decisions {
-        return Err(Error::Input(format!("the game did not end within {max_decisions} decisions")));
+        return Err(Error::Unfinished(format!("the game did not end within {max_decisions} decisions")));
     }
     Ok(decisions + 1)
 }
@@ -246,7 +270,10 @@ impl Scheduler {
             self.at = at;
             self.looks += 1;
             if self.looks >= self.max_looks {
-                return Err(Error::Input(format!("the game did not end after {} turns of the agents", self.looks)));
+                return Err(Error::Unfinished(format!(
+                    "the game did not end after {} turns of the agents",
+                    self.looks
+                )));
             }
             if !game.is_over() && game.to_act().contains(&seat) {
                 return Ok(Some(seat));
@@ -296,18 +323,52 @@ impl Scheduler {
 
 /// The agents for a game seeded `game_seed`: `random`, or a ruleset agent, on every seat.
 pub fn agents_for(rules: &Rc<Rules>, agent: &str, players: u8, game_seed: u64) -> Result<Vec<Box<dyn Agent>>, Error> {
-    if agent == "random" {
-        return Ok(random_agents(players, game_seed));
-    }
-    (0..players)
-        .map(|_| {
+    let kinds = vec![agent.to_string(); players as usize];
+    seated_agents(rules, &kinds, game_seed)
+}
+
+/// The agent of each seat, by name (`random` or a ruleset agent), for a game seeded `game_seed`.
+pub fn seated_agents(rules: &Rc<Rules>, kinds: &[String], game_seed: u64) -> Result<Vec<Box<dyn Agent>>, Error> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(s, agent)| {
+            if agent == "random" {
+                return Ok(Box::new(RandomAgent::new(agent_seed(game_seed, s as u8))) as Box<dyn Agent>);
+            }
             ScriptAgent::new(rules.clone(), agent).map(|a| Box::new(a) as Box<dyn Agent>).ok_or_else(|| {
                 let names: Vec<&str> =
                     std::iter::once("random").chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
-                Error::Input(format!("no agent `{agent}` in {}: expected one of {}", rules.id, names.join(", ")))
+                Error::Input(format!(
+                    "no agent `{agent}` in {}{}: expected one of {}",
+                    rules.id,
+                    crate::diag::did_you_mean(agent, names.iter().copied()),
+                    names.join(", ")
+                ))
             })
         })
         .collect()
+}
+
+/// The agent of each seat: `options.agent` (or the ruleset's default), and `seat_agents` over it.
+fn seat_kinds(rules: &Rules, options: &SimOptions, players: u8) -> Result<Vec<String>, Error> {
+    let agent = options.agent.clone().unwrap_or_else(|| rules.default_agent.clone());
+    let mut kinds = vec![agent; players as usize];
+    let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
+    for (k, (seat, kind)) in options.seat_agents.iter().enumerate() {
+        let Some(s) = names.iter().position(|n| n == seat) else {
+            return Err(Error::Input(format!(
+                "--seat {seat}: no such seat{}; expected one of {}",
+                crate::diag::did_you_mean(seat, names.iter().copied()),
+                names.join(", ")
+            )));
+        };
+        if options.seat_agents[..k].iter().any(|(other, _)| other == seat) {
+            return Err(Error::Input(format!("--seat {seat} is given twice")));
+        }
+        kinds[s] = kind.clone();
+    }
+    Ok(kinds)
 }
 
 /// Random agents for every seat of a game seeded `game_seed`.
@@ -315,17 +376,74 @@ pub fn random_agents(players: u8, game_seed: u64) -> Vec<Box<dyn Agent>> {
     (0..players).map(|s| Box::new(RandomAgent::new(agent_seed(game_seed, s))) as Box<dyn Agent>).collect()
 }
 
-/// Plays `options.games` games with random agents, calling `progress` after each game.
-pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut(u64)) -> Result<SimReport, Error> {
-    let players = options.players.unwrap_or(rules.players.0);
-    let agent = options.agent.clone().unwrap_or_else(|| rules.default_agent.clone());
-    let mut outcomes: IndexMap<String, u64> = rules.outcomes.iter().map(|o| (o.name.clone(), 0)).collect();
-    let mut decisions = 0u64;
+/// Plays `options.games` games with agents, calling `progress` with each game's record.
+pub fn simulate(
+    rules: Rc<Rules>,
+    options: &SimOptions,
+    progress: &mut dyn FnMut(&GameRecord),
+) -> Result<SimReport, Error> {
+    let start = Instant::now();
+    let indices: Vec<u64> = (0..options.games).collect();
+    let records = play_games(&rules, options, &indices, &mut |r| progress(r))?;
+    report(&rules, options, records, start.elapsed().as_secs_f64())
+}
+
+/// Like `simulate`, on `threads` threads: each loads the ruleset itself (rules hold the script
+/// engine, which stays on its thread) and plays every `threads`-th game. The games are the same
+/// as on one thread (game `i` is seeded from the run's seed and `i` alone) and come back in
+/// order. `progress` is called once per game, from any thread.
+pub fn simulate_parallel(
+    ruleset: &str,
+    load: &LoadOptions,
+    options: &SimOptions,
+    threads: usize,
+    progress: &(dyn Fn(&GameRecord) + Sync),
+) -> Result<SimReport, Error> {
+    let rules = Rc::new(crate::rules::load::load(ruleset, load)?);
+    let threads = threads.clamp(1, options.games.max(1) as usize);
+    if threads == 1 {
+        return simulate(rules, options, &mut |r| progress(r));
+    }
     if let Some(dir) = &options.log_dir {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
     }
     let start = Instant::now();
-    for i in 0..options.games {
+    let results: Vec<Result<Vec<GameRecord>, String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    // Errors cross threads as text: a rendered diagnostic needs the rules' sources.
+                    let rules = Rc::new(crate::rules::load::load(ruleset, load).map_err(|e| e.to_string())?);
+                    let indices: Vec<u64> = (t as u64..options.games).step_by(threads).collect();
+                    play_games(&rules, options, &indices, &mut |r| progress(r))
+                        .map_err(|e| crate::diag::render(&e, &rules.sources))
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err("a simulation thread failed".into()))).collect()
+    });
+    let mut records = Vec::with_capacity(options.games as usize);
+    for result in results {
+        records.extend(result.map_err(Error::Input)?);
+    }
+    records.sort_by_key(|r| r.index);
+    report(&rules, options, records, start.elapsed().as_secs_f64())
+}
+
+/// Plays the games of a run with the given indices; returns their records.
+fn play_games(
+    rules: &Rc<Rules>,
+    options: &SimOptions,
+    indices: &[u64],
+    progress: &mut dyn FnMut(&GameRecord),
+) -> Result<Vec<GameRecord>, Error> {
+    let players = options.players.unwrap_or(rules.players.0);
+    let kinds = seat_kinds(rules, options, players)?;
+    if let Some(dir) = &options.log_dir {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+    }
+    let mut records = Vec::with_capacity(indices.len());
+    for &i in indices {
         let game_seed = Rng::derive_seed(options.seed, i);
         let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
         let mut game = start_game(rules.clone(), players, game_seed).map_err(|e| match e {
@@ -334,34 +452,64 @@ pub fn simulate(rules: Rc<Rules>, options: &SimOptions, progress: &mut dyn FnMut
             }
             other => other,
         })?;
-        let mut agents = agents_for(&rules, &agent, players, game_seed)?;
-        decisions += play_out(&mut game, &mut agents, options.max_decisions).map_err(|e| match e {
-            Error::Script(d) => Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))),
-            other => Error::Input(format!("game {i} (seed {game_seed}): {other}")),
-        })?;
-        *outcomes.entry(game.outcome().unwrap_or("none").to_string()).or_default() += 1;
+        let mut agents = seated_agents(rules, &kinds, game_seed)?;
+        let decisions = match play_out(&mut game, &mut agents, options.max_decisions) {
+            Ok(decisions) => decisions,
+            // A game past the safety bound is stopped and reported so, not an error of the run.
+            Err(Error::Unfinished(_)) => options.max_decisions,
+            Err(Error::Script(d)) => {
+                return Err(Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))));
+            }
+            Err(other) => return Err(Error::Input(format!("game {i} (seed {game_seed}): {other}"))),
+        };
         if let Some(dir) = &options.log_dir {
             let path = dir.join(format!("game-{:06}.log", i + 1));
             let mut log = crate::log::record(&game, Some(game_seed));
-            log.tags.splice(1..1, crate::log::ruleset_path_tag(&rules));
+            log.tags.splice(1..1, crate::log::ruleset_path_tag(rules));
             let text = log.to_string();
             std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
         }
-        progress(i + 1);
+        let record = GameRecord::of(&game, i, game_seed, decisions, &options.record);
+        progress(&record);
+        records.push(record);
     }
-    let seconds = start.elapsed().as_secs_f64();
-    let games = options.games;
+    Ok(records)
+}
+
+/// The report of a run from its games' records.
+fn report(rules: &Rules, options: &SimOptions, records: Vec<GameRecord>, seconds: f64) -> Result<SimReport, Error> {
+    let players = options.players.unwrap_or(rules.players.0);
+    let kinds = seat_kinds(rules, options, players)?;
+    for name in &options.record {
+        if rules.counter(name).is_none() {
+            let known: Vec<&str> = rules.counters.iter().map(|c| c.name.as_str()).collect();
+            return Err(Error::Input(format!(
+                "--record {name}: no counter `{name}`{}; expected one of {}",
+                crate::diag::did_you_mean(name, known.iter().copied()),
+                known.join(", ")
+            )));
+        }
+    }
+    let mut outcomes: IndexMap<String, u64> = rules.outcomes.iter().map(|o| (o.name.clone(), 0)).collect();
+    for r in &records {
+        *outcomes.entry(r.outcome.clone()).or_default() += 1;
+    }
+    let games = records.len() as u64;
+    let decisions: u64 = records.iter().map(|r| r.decisions).sum();
     Ok(SimReport {
         ruleset: rules.id.clone(),
         variants: rules.variants.clone(),
         set: rules.overrides.iter().cloned().collect(),
         players,
-        agent,
+        agent: options.agent.clone().unwrap_or_else(|| rules.default_agent.clone()),
+        agents: rules.seats.iter().map(|s| s.name.clone()).zip(kinds).collect(),
         seed: options.seed,
         games,
         seconds,
         playouts_per_s: if seconds > 0.0 { games as f64 / seconds } else { 0.0 },
         decisions_per_game: if games > 0 { decisions as f64 / games as f64 } else { 0.0 },
         outcomes,
+        balance: Balance::of(rules, players, &records),
+        records,
     })
 }

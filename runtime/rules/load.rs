@@ -309,6 +309,7 @@ impl Merged {
             g.start = game.start.or(g.start.take());
             g.pace = game.pace.or(g.pace.take());
             g.default_agent = game.default_agent.or(g.default_agent.take());
+            g.rounds = game.rounds.or(g.rounds.take());
         }
         absorb_section(&mut self.params, raw.params, file);
         absorb_section(&mut self.seats, raw.seats, file);
@@ -519,11 +520,28 @@ impl Loader<'_> {
         }
 
         for (i, (name, (file, o))) in m.outcomes.iter().enumerate() {
-            let winners = o.winners.iter().filter_map(|w| self.seat_ref(w, *file)).collect();
+            let winners: Vec<SeatId> = o.winners.iter().filter_map(|w| self.seat_ref(w, *file)).collect();
+            let kind = match o.kind.as_ref().map(|k| k.value.as_str()) {
+                None if winners.is_empty() => OutcomeKind::Draw,
+                None | Some("win") => OutcomeKind::Win,
+                Some("draw") => OutcomeKind::Draw,
+                Some("loss") => OutcomeKind::Loss,
+                Some("bound") => OutcomeKind::Bound,
+                Some(other) => {
+                    let span = o.kind.as_ref().map(|k| k.span.clone()).unwrap_or_default();
+                    let d = self
+                        .err(*file, span, format!("unknown kind of outcome `{other}`"))
+                        .expected("one of `win`, `draw`, `loss`, `bound`")
+                        .found(format!("`{other}`"));
+                    self.push(d);
+                    OutcomeKind::Draw
+                }
+            };
             self.defs.outcomes.push(OutcomeDef {
                 name: name.clone(),
                 winners,
                 description: o.description.clone().unwrap_or_default(),
+                kind,
             });
             self.defs.outcome_index.insert(name.clone(), i as u16);
         }
@@ -554,6 +572,11 @@ impl Loader<'_> {
         self.resolve_zones();
         self.resolve_pieces();
         self.resolve_counters();
+        if let Some(rounds) = &m.game.rounds {
+            let found = self.defs.counter(&rounds.value);
+            self.defs.rounds =
+                self.known("counter", found, rounds, gf, |d| d.counters.iter().map(|c| c.name.clone()).collect());
+        }
         for (file, e) in &m.edges {
             let (from, to) = (self.zone_ref(&e.from, *file), self.zone_ref(&e.to, *file));
             if let (Some(from), Some(to)) = (from, to) {

@@ -130,6 +130,8 @@ pub struct Defs {
     pub agents: Vec<AgentDef>,
     /// The agent simulation uses by default (`random` or an agent's name).
     pub default_agent: String,
+    /// The counter that counts rounds (`[game] rounds`), for balance reports.
+    pub rounds: Option<CounterId>,
     /// Total number of property slots over all pieces.
     pub prop_slots: usize,
     pub(crate) zone_index: NameMap<ZoneId>,
@@ -165,6 +167,22 @@ pub struct OutcomeDef {
     pub winners: Vec<SeatId>,
     /// The rulebook's words.
     pub description: String,
+    /// What kind of end it is, for balance reports.
+    pub kind: OutcomeKind,
+}
+
+/// What kind of end an outcome is, for balance reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeKind {
+    /// Someone wins.
+    Win,
+    /// Nobody wins, nobody loses.
+    Draw,
+    /// Everyone loses (a cooperative game lost).
+    Loss,
+    /// A safety bound that is no rule of the game stopped it.
+    Bound,
 }
 
 /// The domain of a property.

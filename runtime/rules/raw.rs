@@ -135,6 +135,8 @@ pub struct RawGame {
     pub pace: Option<Located<IntOrParam>>,
     /// The agent `tabula sim` uses when none is named: `random`, or one of `[agents]`.
     pub default_agent: Option<Name>,
+    /// The counter that counts rounds, so that balance reports give the game's length in rounds.
+    pub rounds: Option<Name>,
 }
 
 /// A player count, or an inclusive range of them.
@@ -189,6 +191,10 @@ pub struct RawOutcome {
     /// Seats that win with this outcome; empty for a draw or a shared loss.
     #[serde(default)]
     pub winners: Vec<Name>,
+    /// What kind of end it is, for balance reports: `win` (the default when it has winners),
+    /// `draw` (the default without), `loss` (everyone loses), or `bound` (a safety bound that is
+    /// no rule of the game stopped it: such games are reported as stopped).
+    pub kind: Option<Located<String>>,
     /// What happened, in the words of the rulebook.
     pub description: Option<String>,
 }

@@ -1,0 +1,150 @@
+//! What many games say about a ruleset's balance: one `GameRecord` per game, and the report
+//! built from them (`tabula sim`'s summary and `--json`, each cell of `tabula sweep`).
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::flow::Game;
+use crate::rules::{OutcomeKind, Rules};
+use crate::stats::{Share, Spread};
+
+/// The outcome name of a game stopped by the simulator's own bound (too many decisions).
+pub const STOPPED: &str = "stopped";
+
+/// One game of a run, as `--csv` and `--jsonl` write it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The game's index in the run (0-based).
+    pub index: u64,
+    /// The game's seed: `tabula sim --games 1 --seed` does not give it back, a log does.
+    pub seed: u64,
+    /// How it ended: an outcome of the ruleset, or `stopped` (the simulator's bound).
+    pub outcome: String,
+    /// The seats that won.
+    pub winners: Vec<String>,
+    /// Decisions taken.
+    pub decisions: u64,
+    /// Rounds played, where the ruleset names its round counter (`[game] rounds`).
+    pub rounds: Option<i64>,
+    /// Game time at the end, in real-time games (ms).
+    pub clock_ms: Option<i64>,
+    /// Whether a safety bound stopped it (the simulator's, or an outcome of kind `bound`).
+    pub stopped: bool,
+    /// The counters asked for with `--record`, at the end.
+    pub counters: IndexMap<String, i64>,
+}
+
+impl GameRecord {
+    /// The record of a finished (or stopped) game.
+    pub fn of(game: &Game, index: u64, seed: u64, decisions: u64, record: &[String]) -> GameRecord {
+        let rules = game.rules();
+        let outcome = game.outcome().unwrap_or(STOPPED).to_string();
+        let def = rules.outcomes.iter().find(|o| o.name == outcome);
+        let seats = game.players() as usize;
+        let winners = def
+            .map(|o| o.winners.iter().filter(|&&s| (s as usize) < seats).map(|&s| rules.seats[s as usize].name.clone()))
+            .into_iter()
+            .flatten()
+            .collect();
+        let counters = record
+            .iter()
+            .filter_map(|name| rules.counter(name).map(|c| (name.clone(), game.state().counter(c))))
+            .collect();
+        GameRecord {
+            index,
+            seed,
+            winners,
+            decisions,
+            rounds: rules.rounds.map(|c| game.state().counter(c)),
+            clock_ms: rules.pace.map(|_| game.clock()),
+            stopped: def.is_none_or(|o| o.kind == OutcomeKind::Bound),
+            counters,
+            outcome,
+        }
+    }
+}
+
+/// The balance of a run: how games ended, who won, how long they took.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Balance {
+    /// Each outcome's share of the games (every outcome of the ruleset, and `stopped` if any).
+    pub outcome_shares: IndexMap<String, Share>,
+    /// Each seat's share of wins.
+    pub seat_wins: IndexMap<String, Share>,
+    /// Each seat's win share less the mean of all seats' (positive: the position helps).
+    pub seat_advantage: IndexMap<String, f64>,
+    /// Games ending in an outcome of kind `draw`.
+    pub draws: Share,
+    /// Games stopped by a safety bound (the simulator's, or an outcome of kind `bound`).
+    pub stopped: Share,
+    /// Decisions per game.
+    pub decisions: Spread,
+    /// Rounds per game, where the ruleset names its round counter.
+    pub rounds: Option<Spread>,
+    /// Game time at the end (seconds), in real-time games.
+    pub game_seconds: Option<Spread>,
+}
+
+impl Balance {
+    /// The balance of `records`, games of `rules` with `players` players.
+    pub fn of(rules: &Rules, players: u8, records: &[GameRecord]) -> Balance {
+        let games = records.len() as u64;
+        let count = |f: &dyn Fn(&GameRecord) -> bool| records.iter().filter(|r| f(r)).count() as u64;
+        let mut outcome_shares: IndexMap<String, Share> = rules
+            .outcomes
+            .iter()
+            .map(|o| (o.name.clone(), Share::of(count(&|r| r.outcome == o.name), games)))
+            .collect();
+        let stopped_by_simulator = count(&|r| r.outcome == STOPPED);
+        if stopped_by_simulator > 0 {
+            outcome_shares.insert(STOPPED.into(), Share::of(stopped_by_simulator, games));
+        }
+        let seats: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
+        let seat_wins: IndexMap<String, Share> = seats
+            .iter()
+            .map(|s| (s.to_string(), Share::of(count(&|r| r.winners.iter().any(|w| w == s)), games)))
+            .collect();
+        let mean = seat_wins.values().map(|s| s.share).sum::<f64>() / seat_wins.len().max(1) as f64;
+        let seat_advantage = seat_wins.iter().map(|(s, share)| (s.clone(), share.share - mean)).collect();
+        let draw_names: Vec<&str> =
+            rules.outcomes.iter().filter(|o| o.kind == OutcomeKind::Draw).map(|o| o.name.as_str()).collect();
+        let spread = |f: &dyn Fn(&GameRecord) -> Option<f64>| {
+            let values: Vec<f64> = records.iter().filter_map(f).collect();
+            (!values.is_empty()).then(|| Spread::of(&values))
+        };
+        Balance {
+            outcome_shares,
+            seat_wins,
+            seat_advantage,
+            draws: Share::of(count(&|r| draw_names.contains(&r.outcome.as_str())), games),
+            stopped: Share::of(count(&|r| r.stopped), games),
+            decisions: spread(&|r| Some(r.decisions as f64)).unwrap_or_default(),
+            rounds: spread(&|r| r.rounds.map(|n| n as f64)),
+            game_seconds: spread(&|r| r.clock_ms.map(|ms| ms as f64 / 1000.0)),
+        }
+    }
+}
+
+/// The CSV header of `--csv`, with the recorded counters.
+pub fn csv_header(record: &[String]) -> String {
+    let mut columns = vec!["game", "seed", "outcome", "winners", "decisions", "rounds", "clock_ms", "stopped"];
+    columns.extend(record.iter().map(String::as_str));
+    columns.join(",")
+}
+
+/// One CSV row of `--csv` (winners separated by spaces; empty cells for what the game lacks).
+pub fn csv_row(r: &GameRecord, record: &[String]) -> String {
+    let opt = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let mut cells = vec![
+        r.index.to_string(),
+        r.seed.to_string(),
+        r.outcome.clone(),
+        r.winners.join(" "),
+        r.decisions.to_string(),
+        opt(r.rounds),
+        opt(r.clock_ms),
+        r.stopped.to_string(),
+    ];
+    cells.extend(record.iter().map(|c| opt(r.counters.get(c).copied())));
+    cells.join(",")
+}

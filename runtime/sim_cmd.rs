@@ -1,0 +1,224 @@
+//! `tabula sim`: many games with agents, and the balance report a designer reads: outcome and
+//! seat shares with their 95% intervals, the advantage of each seat position, draws and games
+//! stopped by a safety bound, and the game's length. `--csv`/`--jsonl` write one row per game.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tabula::balance::{GameRecord, csv_header, csv_row};
+use tabula::sim::{SimOptions, SimReport, simulate_parallel};
+use tabula::stats::Spread;
+use tabula::{Error, LoadOptions};
+
+use crate::{RulesetArgs, parse_set};
+
+/// The options `sim` and `sweep` share: how the games are played.
+#[derive(clap::Args, Clone)]
+pub struct PlayArgs {
+    /// How many games (1 or more).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub games: u64,
+    /// Seed of the run: game i is seeded from (seed, i), whatever the thread that plays it.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Player count (default: the ruleset's smallest).
+    #[arg(long)]
+    pub players: Option<u8>,
+    /// The agent on every seat: `random`, or one of the ruleset's [agents] (default: the
+    /// ruleset's default_agent).
+    #[arg(long, value_name = "AGENT")]
+    pub agent: Option<String>,
+    /// The agent of one seat, over --agent: `--seat red=heuristic --seat blue=random`.
+    #[arg(long = "seat", value_name = "SEAT=AGENT", value_parser = parse_set)]
+    pub seats: Vec<(String, String)>,
+}
+
+impl PlayArgs {
+    /// The simulation options these arguments ask for.
+    pub fn options(&self) -> SimOptions {
+        SimOptions {
+            games: self.games,
+            seed: self.seed,
+            players: self.players,
+            agent: self.agent.clone(),
+            seat_agents: self.seats.clone(),
+            ..SimOptions::default()
+        }
+    }
+}
+
+/// `tabula sim`'s arguments.
+#[derive(clap::Args, Clone)]
+pub struct SimArgs {
+    #[command(flatten)]
+    ruleset: RulesetArgs,
+    #[command(flatten)]
+    play: PlayArgs,
+    /// Threads to play on (0: one per core). Games and report are the same on any number.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Print one JSON object instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// Write one log per game into DIR (game-000001.log, ...). A folder that holds the logs
+    /// of an earlier run is refused, unless --force (which removes them first).
+    #[arg(long, value_name = "DIR")]
+    log: Option<PathBuf>,
+    /// With --log: replace the logs of an earlier run in DIR.
+    #[arg(long, requires = "log")]
+    force: bool,
+    /// Write one CSV row per game to FILE: game, seed, outcome, winners, decisions, rounds,
+    /// clock_ms, stopped, and the --record counters.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write one JSON object per game (a line each) to FILE, with the same fields.
+    #[arg(long, value_name = "FILE")]
+    jsonl: Option<PathBuf>,
+    /// Counters whose final values each game's row keeps, as in `--record money,score.red`.
+    #[arg(long, value_name = "COUNTER,...", value_delimiter = ',')]
+    record: Vec<String>,
+}
+
+/// The number of threads `0` stands for: one per core.
+pub fn threads(asked: usize) -> usize {
+    if asked == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { asked }
+}
+
+/// Runs `tabula sim`.
+pub fn run(args: &SimArgs) -> Result<ExitCode, Error> {
+    if let Some(dir) = &args.log {
+        make_room_for_logs(dir, args.force)?;
+    }
+    let mut options = args.play.options();
+    options.log_dir = args.log.clone();
+    options.record = args.record.clone();
+    let load = LoadOptions { variants: args.ruleset.variants.clone(), overrides: args.ruleset.sets.clone() };
+    let bar = progress_bar(args.play.games, args.json, "games");
+    let done = AtomicU64::new(0);
+    let report = simulate_parallel(&args.ruleset.ruleset, &load, &options, threads(args.threads), &|_| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(64) || n == args.play.games {
+            bar.set_position(n);
+        }
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    if let Some(path) = &args.csv {
+        let mut text = csv_header(&args.record) + "\n";
+        for r in &report.records {
+            text.push_str(&csv_row(r, &args.record));
+            text.push('\n');
+        }
+        write_file(path, &text)?;
+    }
+    if let Some(path) = &args.jsonl {
+        let lines: Vec<String> =
+            report.records.iter().map(|r: &GameRecord| serde_json::to_string(r).unwrap_or_default()).collect();
+        write_file(path, &(lines.join("\n") + "\n"))?;
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string(&report).unwrap_or_default());
+    } else {
+        print_summary(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a whole file, naming it in the error.
+pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let mut file = std::fs::File::create(path).map_err(io)?;
+    file.write_all(text.as_bytes()).map_err(io)
+}
+
+/// A progress bar on stderr, hidden when the output is JSON or stderr is not a terminal.
+pub fn progress_bar(total: u64, json: bool, unit: &'static str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if json || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{rate}}  eta {{eta}}");
+    let style = indicatif::ProgressStyle::with_template(&template)
+        .map(|s| {
+            s.with_key("rate", move |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} {unit}/s", state.per_sec());
+            })
+        })
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// Refuses a log folder holding the logs of an earlier run (they would mix with the new ones),
+/// or, with `force`, removes them.
+fn make_room_for_logs(dir: &Path, force: bool) -> Result<(), Error> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    let mut old: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("game-") && n.ends_with(".log"))
+        })
+        .collect();
+    if old.is_empty() {
+        return Ok(());
+    }
+    if !force {
+        old.sort();
+        return Err(Error::Input(format!(
+            "{} already holds {} log(s) of an earlier run ({}...): choose another folder, or --force to replace them",
+            dir.display(),
+            old.len(),
+            old[0].display()
+        )));
+    }
+    for path in old {
+        std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
+    }
+    Ok(())
+}
+
+/// A spread as `mean 81.9, median 80, 10%-90% 62-104`.
+pub fn spread_text(s: &Spread, unit: &str) -> String {
+    format!("mean {:.1}{unit}, median {:.0}{unit}, 10%-90% {:.0}-{:.0}{unit}", s.mean, s.median, s.p10, s.p90)
+}
+
+fn print_summary(r: &SimReport) {
+    let variants = if r.variants.is_empty() { String::new() } else { format!(" + {}", r.variants.join(" + ")) };
+    let sets: String = r.set.iter().map(|(k, v)| format!(", {k}={v}")).collect();
+    let mixed = r.agents.values().any(|a| *a != r.agent);
+    let agents = if mixed {
+        r.agents.iter().map(|(s, a)| format!("{s}={a}")).collect::<Vec<_>>().join(" ")
+    } else {
+        format!("{} agents", r.agent)
+    };
+    outln!(
+        "{}{variants}: {} game{}, {} players, {agents}, seed {}{sets}",
+        r.ruleset,
+        r.games,
+        if r.games == 1 { "" } else { "s" },
+        r.players,
+        r.seed
+    );
+    outln!("  outcome          games   share (95% interval)");
+    for (name, share) in &r.balance.outcome_shares {
+        outln!("  {name:<14} {:>7}   {}", share.count, share.percent());
+    }
+    outln!("  seat             wins    share (95% interval)   advantage");
+    for (seat, share) in &r.balance.seat_wins {
+        let advantage = r.balance.seat_advantage.get(seat).copied().unwrap_or(0.0);
+        outln!("  {seat:<14} {:>7}   {:<22} {:+.1} points", share.count, share.percent(), 100.0 * advantage);
+    }
+    outln!("  draws: {}; stopped by a safety bound: {}", r.balance.draws.percent(), r.balance.stopped.percent());
+    outln!("  decisions per game: {}", spread_text(&r.balance.decisions, ""));
+    if let Some(rounds) = &r.balance.rounds {
+        outln!("  rounds per game: {}", spread_text(rounds, ""));
+    }
+    if let Some(time) = &r.balance.game_seconds {
+        outln!("  game time: {}", spread_text(time, " s"));
+    }
+    outln!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
+}

@@ -15,9 +15,11 @@ macro_rules! outln {
 
 mod play;
 mod plot;
+mod reload;
 mod replay_cmd;
 mod sim_cmd;
 mod sweep_cmd;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -115,6 +117,11 @@ enum Command {
         /// Player count (default: the ruleset's smallest).
         #[arg(long)]
         players: Option<u8>,
+        /// Hot reload: when a file of the ruleset changes (checked before each of your decisions
+        /// and when you press Enter), replay the game so far under the rules as saved and go on,
+        /// or say at which line it stops fitting them and offer to go on from the line before.
+        #[arg(long)]
+        watch: bool,
     },
     /// Play many games with agents (the ruleset's default, or --agent and --seat) and report the
     /// balance: outcome and seat shares with 95% intervals, seat advantage, game length, speed.
@@ -142,6 +149,11 @@ enum Command {
         /// log under edited rules (replay stops at the first line that no longer fits).
         #[arg(long, value_name = "RULESET")]
         ruleset: Option<String>,
+        /// Keep watching: whenever the log or a file of its ruleset changes, replay it again
+        /// under the rules as they are then, and show the result (or the first line that no
+        /// longer fits, or why the rules do not load). Stop with Ctrl-C.
+        #[arg(long)]
+        watch: bool,
     },
     /// List a ruleset's parameters ([params]) with their values, ranges and comments: what
     /// --set can change.
@@ -255,7 +267,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Command::Play { ruleset, variants, sets, log, force, resume, seats, seed, players } => {
+        Command::Play { ruleset, variants, sets, log, force, resume, seats, seed, players, watch } => {
             if let Some(path) = &log
                 && path.exists()
                 && !force
@@ -275,20 +287,24 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 (None, None) => return Err(Error::Input("play: name a ruleset, or --resume a log".into())),
             };
             let rules = table.rules();
-            if let Err(e) = table.play(&seats, log.as_deref()) {
+            if let Err(e) = table.play(&seats, log.as_deref(), watch) {
                 eprint!("{}", render(&e, &rules.sources));
                 return Ok(ExitCode::FAILURE);
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { logs, view, until, seat_log, ruleset } => {
-            if logs.len() > 1 && (view.is_some() || until.is_some() || seat_log.is_some()) {
+        Command::Replay { logs, view, until, seat_log, ruleset, watch } => {
+            if logs.len() > 1 && (view.is_some() || until.is_some() || seat_log.is_some() || watch) {
                 return Err(Error::Input(
-                    "--view, --until and --seat-log show one log: give one log (several logs are checked, a line each)"
+                    "--view, --until, --seat-log and --watch show one log: give one log (several logs are checked, a line each)"
                         .into(),
                 ));
             }
-            replay_cmd::run(&logs, &replay_cmd::Show { view, until, seat_log, ruleset })
+            let show = replay_cmd::Show { view, until, seat_log, ruleset };
+            if watch {
+                return replay_cmd::watch(&logs[0], &show);
+            }
+            replay_cmd::run(&logs, &show)
         }
         Command::Params { ruleset } => {
             let rules = load_rules(&ruleset)?;

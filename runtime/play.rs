@@ -42,6 +42,10 @@ struct Screen {
     holder: Option<SeatId>,
     /// Set when a human typed `quit`.
     quit: bool,
+    /// The ruleset's files, with `--watch`.
+    watch: Option<crate::watch::Watch>,
+    /// Set when a watched file changed: the game is reloaded before anyone decides.
+    reload: bool,
 }
 
 /// Reads a human's choice from standard input.
@@ -78,6 +82,7 @@ impl Human {
 impl Agent for Human {
     fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
         self.take_screen();
+        self.check_files()?;
         outln!("\n{}", decision.screen(&mut self.told));
         let n = decision.legal().len();
         loop {
@@ -87,6 +92,9 @@ impl Agent for Human {
                 outln!("\nend of input: leaving the game");
                 return Err(self.quit());
             };
+            // The rules may have changed while the screen waited: the answer was to a question
+            // the new rules may not ask.
+            self.check_files()?;
             match line.trim() {
                 "quit" | "q" => return Err(self.quit()),
                 "help" | "h" | "?" => {
@@ -106,6 +114,18 @@ impl Agent for Human {
 }
 
 impl Human {
+    /// With `--watch`: stops the game for a reload if a file of the ruleset changed.
+    fn check_files(&self) -> Result<(), Error> {
+        let mut screen = self.screen.borrow_mut();
+        let changed = screen.watch.as_mut().and_then(|w| w.changed());
+        if let Some(path) = changed {
+            outln!("\n-- {} changed", path.display());
+            screen.reload = true;
+            return Err(Error::Input("the rules changed".into()));
+        }
+        Ok(())
+    }
+
     fn quit(&self) -> Error {
         self.screen.borrow_mut().quit = true;
         Error::Input("the player left the game".into())
@@ -128,6 +148,19 @@ struct LogFile {
 }
 
 impl LogFile {
+    /// Writes the whole log anew (after a reload: the rules' fingerprint changed, and the game
+    /// may have gone back to an earlier line), then goes on appending.
+    fn rewrite(&mut self, game: &Game, seed: u64, kinds: &[String]) -> Result<(), Error> {
+        let mut file = std::fs::File::create(&self.path).map_err(io(&self.path))?;
+        for tag in header_tags(game, seed, kinds) {
+            writeln!(file, "{tag}").map_err(io(&self.path))?;
+        }
+        writeln!(file).map_err(io(&self.path))?;
+        self.file = file;
+        self.recorder = Recorder::default();
+        self.write(game)
+    }
+
     /// Appends what happened since the last call, and flushes it, so that a crash or Ctrl-C
     /// loses nothing.
     fn write(&mut self, game: &Game) -> Result<(), Error> {
@@ -136,6 +169,18 @@ impl LogFile {
         }
         self.file.flush().map_err(io(&self.path))
     }
+}
+
+/// The header of a log written at the table: the rules, the seed, and who plays each seat (so
+/// that `--resume` seats them again).
+fn header_tags(game: &Game, seed: u64, kinds: &[String]) -> Vec<Tag> {
+    let rules = game.rules();
+    let mut tags = header_for(rules, game.players(), Some(seed));
+    tags.splice(1..1, ruleset_path_tag(rules));
+    let agents: Vec<String> =
+        kinds.iter().enumerate().map(|(s, kind)| format!("{}={kind}", rules.seats[s].name)).collect();
+    tags.push(Tag { name: "agents".into(), value: TagValue::Text(agents.join(" ")), comment: None, line: 0 });
+    tags
 }
 
 /// A game at the terminal, who plays each seat, and the log it is written to.
@@ -228,14 +273,8 @@ impl Table {
     /// Starts writing the game's log to `path` (a new game): the header, with who plays each
     /// seat so that `--resume` seats them again, then what happened so far.
     fn log_to(&mut self, path: &Path, kinds: &[String]) -> Result<(), Error> {
-        let rules = self.game.rules();
         let mut file = std::fs::File::create(path).map_err(io(path))?;
-        let mut tags = header_for(rules, self.game.players(), Some(self.seed));
-        tags.splice(1..1, ruleset_path_tag(rules));
-        let agents: Vec<String> =
-            kinds.iter().enumerate().map(|(s, kind)| format!("{}={kind}", rules.seats[s].name)).collect();
-        tags.push(Tag { name: "agents".into(), value: TagValue::Text(agents.join(" ")), comment: None, line: 0 });
-        for tag in tags {
+        for tag in header_tags(&self.game, self.seed, kinds) {
             writeln!(file, "{tag}").map_err(io(path))?;
         }
         writeln!(file).map_err(io(path))?;
@@ -248,8 +287,7 @@ impl Table {
     /// Plays the game to its end at the terminal (or until a human quits). Turns come as in
     /// simulation: in turn order, or, in a real-time game, whenever a seat is ready (a human's
     /// action takes the same game time as an agent's).
-    pub fn play(mut self, seats: &[(String, String)], log: Option<&Path>) -> Result<(), Error> {
-        let rules = self.rules();
+    pub fn play(mut self, seats: &[(String, String)], log: Option<&Path>, watch: bool) -> Result<(), Error> {
         let kinds = self.seat_kinds(seats)?;
         if let Some(path) = log {
             self.log_to(path, &kinds)?;
@@ -260,45 +298,77 @@ impl Table {
             terminal: std::io::stdout().is_terminal(),
             holder: None,
             quit: false,
+            watch: watch.then(|| crate::watch::Watch::new(Some(&self.rules().dir), &[])),
+            reload: false,
         }));
         let seed = self.seed;
-        let mut agents: Vec<Box<dyn Agent>> = Vec::new();
-        for (s, kind) in kinds.iter().enumerate() {
-            agents.push(match kind.as_str() {
-                "human" => Box::new(Human {
-                    seat: s as SeatId,
-                    seat_name: rules.seats[s].name.clone(),
-                    screen: screen.clone(),
-                    told: 0,
-                }),
-                "random" => Box::new(RandomAgent::new(agent_seed(seed, s as u8))),
-                name => Box::new(
-                    ScriptAgent::new(rules.clone(), name).ok_or_else(|| Error::Input(format!("no agent `{name}`")))?,
-                ),
-            });
-        }
+        let rules = self.rules();
         outln!("{}", rules.name);
         for (s, kind) in kinds.iter().enumerate() {
             outln!("  {}: {kind}", rules.seats[s].name);
         }
         let Table { mut game, mut log, .. } = self;
-        let mut write = |game: &Game| log.as_mut().map_or(Ok(()), |l| l.write(game));
-        let played = play_out_observed(&mut game, &mut agents, 10_000_000, &mut write);
-        let logged = log.as_ref().map(|l| l.path.display().to_string());
-        match played {
-            Err(_) if screen.borrow().quit => {
-                match logged {
-                    Some(path) => outln!("the game is kept in {path}: `tabula play --resume {path}` goes on"),
-                    None => outln!("the game was not logged (`--log FILE` keeps a game to resume)"),
+        // Where the humans' narration starts: the setup is told; after a reload, what was told
+        // is not told again.
+        let mut told = 0;
+        loop {
+            let mut agents = seat_agents(&game, &kinds, &screen, seed, told)?;
+            let mut write = |game: &Game| log.as_mut().map_or(Ok(()), |l| l.write(game));
+            let played = play_out_observed(&mut game, &mut agents, 10_000_000, &mut write);
+            let logged = log.as_ref().map(|l| l.path.display().to_string());
+            match played {
+                Err(_) if screen.borrow().quit => {
+                    match logged {
+                        Some(path) => outln!("the game is kept in {path}: `tabula play --resume {path}` goes on"),
+                        None => outln!("the game was not logged (`--log FILE` keeps a game to resume)"),
+                    }
+                    return Ok(());
                 }
-                return Ok(());
+                Err(_) if screen.borrow().reload => {
+                    screen.borrow_mut().reload = false;
+                    if let Some(reloaded) = crate::reload::reload(&game, seed)? {
+                        game = reloaded;
+                        told = game.events().len();
+                        if let Some(l) = log.as_mut() {
+                            l.rewrite(&game, seed, &kinds)?;
+                        }
+                    }
+                }
+                Err(e) => return Err(e),
+                Ok(_) => {
+                    // The game is over: nothing is secret any more.
+                    outln!("\n{}", view(&game, None).render());
+                    outln!("seed {seed}{}", logged.map(|p| format!(", log {p}")).unwrap_or_default());
+                    return Ok(());
+                }
             }
-            Err(e) => return Err(e),
-            Ok(_) => {}
         }
-        // The game is over: nothing is secret any more.
-        outln!("\n{}", view(&game, None).render());
-        outln!("seed {seed}{}", logged.map(|p| format!(", log {p}")).unwrap_or_default());
-        Ok(())
     }
+}
+
+/// The player of each seat: a human at the screen, the random agent, or a ruleset agent.
+fn seat_agents(
+    game: &Game,
+    kinds: &[String],
+    screen: &Rc<RefCell<Screen>>,
+    seed: u64,
+    told: usize,
+) -> Result<Vec<Box<dyn Agent>>, Error> {
+    let rules = game.rules();
+    let mut agents: Vec<Box<dyn Agent>> = Vec::new();
+    for (s, kind) in kinds.iter().enumerate() {
+        agents.push(match kind.as_str() {
+            "human" => Box::new(Human {
+                seat: s as SeatId,
+                seat_name: rules.seats[s].name.clone(),
+                screen: screen.clone(),
+                told,
+            }),
+            "random" => Box::new(RandomAgent::new(agent_seed(seed, s as u8))),
+            name => Box::new(
+                ScriptAgent::new(rules.clone(), name).ok_or_else(|| Error::Input(format!("no agent `{name}`")))?,
+            ),
+        });
+    }
+    Ok(agents)
 }

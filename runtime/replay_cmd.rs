@@ -2,7 +2,7 @@
 //! the first line that no longer fits the rules.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::Instant;
@@ -136,4 +136,21 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
         );
     }
     Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// `replay LOG --watch`: replays the log, then again whenever it or a file of its ruleset
+/// changes. A ruleset that does not load after an edit is reported, and the next good save is
+/// picked up. Runs until interrupted.
+pub fn watch(log: &Path, show: &Show) -> Result<ExitCode, Error> {
+    let dir = crate::watch::ruleset_dir_of(log, show.ruleset.as_deref());
+    let mut files = crate::watch::Watch::new(dir.as_deref(), &[log]);
+    loop {
+        // The outcome is shown; an error in the rules or the log is shown the same way.
+        if let Err(e) = run(&[log.to_path_buf()], show) {
+            eprint!("{}", render(&e, &Sources::default()));
+        }
+        outln!("-- watching {} and its ruleset; edit and save to replay again (Ctrl-C stops)", log.display());
+        let changed = files.wait();
+        outln!("\n-- {} changed: replaying under the rules as they are now", changed.display());
+    }
 }

@@ -17,6 +17,7 @@ mod docs;
 mod east_berlin_scenarios;
 mod example_logs;
 mod features;
+mod hot_reload;
 mod logs;
 mod playouts;
 mod realtime;

@@ -20,6 +20,7 @@ pub mod state;
 pub mod stats;
 pub mod sweep;
 pub mod view;
+pub mod viewer;
 
 pub use diag::{Diagnostic, Error};
 pub use flow::Game;

@@ -19,6 +19,7 @@ mod reload;
 mod replay_cmd;
 mod sim_cmd;
 mod sweep_cmd;
+mod view_cmd;
 mod watch;
 
 use std::path::PathBuf;
@@ -155,6 +156,9 @@ enum Command {
         #[arg(long)]
         watch: bool,
     },
+    /// Write a game log as one HTML page that steps through the game in a browser (a timeline,
+    /// the board at each step, for everyone or each seat), or --serve it and follow the log live.
+    View(view_cmd::ViewArgs),
     /// List a ruleset's parameters ([params]) with their values, ranges and comments: what
     /// --set can change.
     Params {
@@ -313,6 +317,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Sim(args) => sim_cmd::run(&args),
         Command::Sweep(args) => sweep_cmd::run(&args),
+        Command::View(args) => view_cmd::run(&args),
         Command::Schema => {
             out!("{}", tabula::rules::raw::json_schema());
             Ok(ExitCode::SUCCESS)

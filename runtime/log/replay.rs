@@ -191,6 +191,14 @@ fn steps(log: &Log) -> Vec<usize> {
 /// setup) and the range of events the step added.
 type OnStep<'a> = dyn FnMut(&Game, Option<usize>, Range<usize>) + 'a;
 
+/// Replays a log (recording events), calling `on_step` after the setup and after each step
+/// with the game, the index in `log.entries` of the step's action or clock line (`None` for the
+/// setup), and the range of the game's events the step made: for tools that show a game step by
+/// step (`tabula view`).
+pub fn replay_steps(log: &Log, rules: Rc<Rules>, on_step: &mut OnStep) -> Result<Replay, ReplayError> {
+    walk(log, rules, &ReplayOptions { record: true, ..ReplayOptions::default() }, on_step)
+}
+
 fn walk(log: &Log, rules: Rc<Rules>, options: &ReplayOptions, on_step: &mut OnStep) -> Result<Replay, ReplayError> {
     let mut warnings = Vec::new();
     if let Some(fp) = log.text_tag("fingerprint") {

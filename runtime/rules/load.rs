@@ -287,6 +287,7 @@ struct Merged {
     actions: Section<raw::RawAction>,
     timers: Section<raw::RawTimer>,
     agents: Section<raw::RawAgent>,
+    layout: Option<(FileId, raw::RawLayout)>,
 }
 
 fn absorb_section<T>(into: &mut Section<T>, from: IndexMap<String, T>, file: FileId) {
@@ -324,6 +325,11 @@ impl Merged {
         absorb_section(&mut self.actions, raw.actions, file);
         absorb_section(&mut self.timers, raw.timers, file);
         absorb_section(&mut self.agents, raw.agents, file);
+        if let Some(layout) = raw.layout {
+            // An overlay's zones are drawn as it says, the others as the base says.
+            let (_, base) = self.layout.get_or_insert_with(|| (file, raw::RawLayout::default()));
+            base.zones.extend(layout.zones);
+        }
     }
 }
 
@@ -572,6 +578,25 @@ impl Loader<'_> {
         self.resolve_zones();
         self.resolve_pieces();
         self.resolve_counters();
+        if let Some((file, layout)) = &m.layout {
+            for (zone, how) in &layout.zones {
+                if self.defs.zone(zone).is_none()
+                    && !self.defs.zones.iter().any(|z| z.name.split('.').next() == Some(zone))
+                {
+                    let names: Vec<&str> = self.defs.zones.iter().map(|z| z.name.as_str()).collect();
+                    // Layout entries carry no span: the first mention of the name after
+                    // `[layout` is where it is written.
+                    let text = self.sources.text(*file);
+                    let after = text.find("[layout").unwrap_or(0);
+                    let at = text[after..].find(zone.as_str()).map_or(after, |i| after + i);
+                    let d = Diagnostic::new(format!("[layout] names no zone `{zone}`"))
+                        .at(*file, at..at + zone.len())
+                        .expected(format!("a zone: {}", names.join(", ")));
+                    self.push(d);
+                }
+                self.defs.layout.insert(zone.clone(), how.clone());
+            }
+        }
         if let Some(rounds) = &m.game.rounds {
             let found = self.defs.counter(&rounds.value);
             self.defs.rounds =

@@ -132,6 +132,9 @@ pub struct Defs {
     pub default_agent: String,
     /// The counter that counts rounds (`[game] rounds`), for balance reports.
     pub rounds: Option<CounterId>,
+    /// How `tabula view` draws each zone (`[layout]`), by zone name (a per-seat zone's base name
+    /// covers all its seats' zones).
+    pub layout: IndexMap<String, raw::RawZoneLayout>,
     /// Total number of property slots over all pieces.
     pub prop_slots: usize,
     pub(crate) zone_index: NameMap<ZoneId>,

@@ -97,6 +97,34 @@ pub struct RawRuleset {
     /// Agents written in the ruleset's scripts (heuristic players for simulation).
     #[serde(default)]
     pub agents: IndexMap<String, RawAgent>,
+    /// Hints for drawing the game (`tabula view`): nothing in play depends on them.
+    pub layout: Option<RawLayout>,
+}
+
+/// `[layout]`: how `tabula view` draws the game. Without it, zones are boxes in declaration
+/// order, a board graph is drawn on a circle and pieces with `x` and `y` properties on a grid.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLayout {
+    /// Per zone: where to draw it (board graphs), its colour and its label, as in
+    /// `zones.hall = { x = 3, y = 1, colour = "#c8b46e", label = "Great hall" }`.
+    #[serde(default)]
+    pub zones: IndexMap<String, RawZoneLayout>,
+}
+
+/// How one zone is drawn.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawZoneLayout {
+    /// Column of the zone's node when the zones form a board graph (any unit: the drawing is
+    /// scaled to fit).
+    pub x: Option<i64>,
+    /// Row of the zone's node (down the page).
+    pub y: Option<i64>,
+    /// A CSS colour for the zone.
+    pub colour: Option<String>,
+    /// The name shown instead of the zone's key.
+    pub label: Option<String>,
 }
 
 /// An `[agents.<name>]` entry: a player written in Rhai.

@@ -25,3 +25,4 @@ mod runtime_knows_no_game;
 mod schema;
 mod secrecy;
 mod temple;
+mod viewer;

@@ -1,0 +1,139 @@
+//! `tabula view`: a game log as one self-contained HTML page that steps through the game in a
+//! browser, for everyone or for one seat; `--serve` serves it on this machine and follows a log
+//! that is still being written.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use tabula::diag::{MAX_LOG_BYTES, Sources, render_diagnostics};
+use tabula::log::{parse, rules_for_in};
+use tabula::viewer::{Page, board, html, timeline};
+use tabula::{Error, Rules};
+
+/// `tabula view`'s arguments.
+#[derive(clap::Args, Clone)]
+pub struct ViewArgs {
+    /// The log file.
+    log: PathBuf,
+    /// Where to write the page (default: the log's name with `.html`, or `.<seat>.html`).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Make the page for this seat alone: it holds that seat's view and copy of the log, and
+    /// nothing the seat may not see. Without it, the page offers everyone and every seat.
+    #[arg(long, value_name = "SEAT")]
+    seat: Option<String>,
+    /// Replay under these rules (a name or a folder) instead of the ones the log names.
+    #[arg(long, value_name = "RULESET")]
+    ruleset: Option<String>,
+    /// Serve the page on 127.0.0.1 instead of writing it, and follow the log as it grows (watch a
+    /// game being played with `tabula play --log`). Stop with Ctrl-C.
+    #[arg(long)]
+    serve: bool,
+    /// The port to serve on.
+    #[arg(long, default_value_t = 8017, requires = "serve")]
+    port: u16,
+}
+
+/// The page for a log, or the diagnostic that says why there is none.
+fn make_page(args: &ViewArgs) -> Result<String, String> {
+    let mut sources = Sources::default();
+    let file = sources.read(&args.log, MAX_LOG_BYTES).map_err(|e| e.to_string())?;
+    let log = parse(sources.text(file), file).map_err(|d| render_diagnostics(&[*d], &sources))?;
+    let rules: Rc<Rules> = Rc::new(rules_for_in(&log, args.ruleset.as_deref()).map_err(|e| e.to_string())?);
+    let players = log.int_tag("players").map_or(rules.players.0, |p| p.min(255) as u8);
+    let observers: Vec<Option<u8>> = match &args.seat {
+        Some(name) => {
+            let seat = rules.seat(name).filter(|&s| s < players).ok_or_else(|| {
+                let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
+                format!("no seat `{name}` in this game: expected one of {}", names.join(", "))
+            })?;
+            vec![Some(seat)]
+        }
+        None => std::iter::once(None).chain((0..players).map(Some)).collect(),
+    };
+    let mut timelines = Vec::new();
+    for seat in observers {
+        let t = timeline(&log, rules.clone(), seat)
+            .map_err(|e| render_diagnostics(&[e.diagnostic(&sources, file)], &sources))?;
+        timelines.push(t);
+    }
+    let name = args.log.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(html(&Page { log: name, board: board(&rules, players), timelines }))
+}
+
+/// Runs `tabula view`.
+pub fn run(args: &ViewArgs) -> Result<ExitCode, Error> {
+    if args.serve {
+        return serve(args);
+    }
+    let page = match make_page(args) {
+        Ok(page) => page,
+        Err(message) => {
+            eprint!("{message}");
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let out = args.out.clone().unwrap_or_else(|| default_out(&args.log, args.seat.as_deref()));
+    crate::sim_cmd::write_file(&out, &page)?;
+    eprintln!("wrote {} (open it in a browser)", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `game.log` -> `game.html`, or `game.red.html` for the seat `red`.
+fn default_out(log: &Path, seat: Option<&str>) -> PathBuf {
+    match seat {
+        Some(seat) => log.with_extension(format!("{seat}.html")),
+        None => log.with_extension("html"),
+    }
+}
+
+/// Serves the page and its data on 127.0.0.1, making them anew whenever the log file changed.
+fn serve(args: &ViewArgs) -> Result<ExitCode, Error> {
+    let address = format!("127.0.0.1:{}", args.port);
+    let listener = TcpListener::bind(&address).map_err(|source| Error::Io { path: PathBuf::from(&address), source })?;
+    eprintln!("serving {} on http://{address}/ (Ctrl-C stops)", args.log.display());
+    let mut files = crate::watch::Watch::new(None, &[&args.log]);
+    let mut page = make_page(args);
+    for stream in listener.incoming().flatten() {
+        if files.changed().is_some() {
+            page = make_page(args);
+        }
+        answer(stream, &page);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Answers one request: `/` is the page, `/data.json` its data; a log that does not replay is
+/// shown as text.
+fn answer(mut stream: TcpStream, page: &Result<String, String>) {
+    let mut request = String::new();
+    let _ = BufReader::new(&stream).read_line(&mut request);
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let (status, kind, body) = match (path, page) {
+        ("/data.json", Ok(page)) => ("200 OK", "application/json", data_of(page)),
+        ("/" | "/index.html", Ok(page)) => ("200 OK", "text/html; charset=utf-8", page.clone()),
+        (_, Err(message)) => ("500 Internal Server Error", "text/plain; charset=utf-8", message.clone()),
+        _ => ("404 Not Found", "text/plain", "not found".to_string()),
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body.as_bytes()));
+}
+
+/// The data the page holds (what its script element contains).
+fn data_of(page: &str) -> String {
+    let start = page.find("type=\"application/json\">").map(|i| i + "type=\"application/json\">".len());
+    let end = page.rfind("</script>\n<script>").or_else(|| page.find("</script>\n<script>"));
+    match (start, end) {
+        (Some(s), Some(e)) if s < e => page[s..e].to_string(),
+        _ => "null".into(),
+    }
+}

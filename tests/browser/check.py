@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The replay viewer in a real browser: headless Chromium opens the pages `tabula view` wrote,
+steps through the timeline and switches seats (through the page's `#seat=...&step=...` address,
+as its controls do), and the rendered page is checked: the right pieces in the right zones at
+given lines, the end of the game, and nothing a seat may not see. A screenshot of every shipped
+ruleset's pages is left in target/viewer/ for a person to look at.
+
+Usage: tests/browser/check.py TABULA_BINARY CHROMIUM
+"""
+
+import glob
+import html.parser
+import os
+import subprocess
+import sys
+
+TABULA, CHROMIUM = sys.argv[1], sys.argv[2]
+OUT = os.path.abspath("target/viewer")
+os.makedirs(OUT, exist_ok=True)
+failures = []
+passed = 0
+
+
+class Zones(html.parser.HTMLParser):
+    """The pieces drawn in each zone of a rendered page, and its text."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.zones, self.text = [], {}, []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        zone = attrs.get("data-zone")
+        self.stack.append(zone)
+        if "data-piece" in attrs:
+            for z in reversed(self.stack):
+                if z:
+                    self.zones.setdefault(z, set()).add(attrs["data-piece"])
+                    break
+        if zone:
+            self.zones.setdefault(zone, set())
+
+    def handle_endtag(self, tag):
+        if self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def chromium(*args):
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
+
+
+def render(page, hash_):
+    """The page as the browser drew it at `#hash`."""
+    dom = chromium("--virtual-time-budget=3000", "--dump-dom", f"file://{page}#{hash_}")
+    parsed = Zones()
+    parsed.feed(dom)
+    return parsed.zones, " ".join(parsed.text), dom
+
+
+def view(log, seat=None):
+    name = os.path.splitext(os.path.basename(log))[0]
+    ruleset = os.path.basename(os.path.dirname(log))
+    page = os.path.join(OUT, f"{ruleset}-{name}{'.' + seat if seat else ''}.html")
+    args = [TABULA, "view", log, "--out", page] + (["--seat", seat] if seat else [])
+    result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        failures.append(f"tabula view {log} {seat or ''}: {result.stderr}")
+    return page
+
+
+def expect(what, ok):
+    global passed
+    print(("ok   " if ok else "FAIL ") + what)
+    if ok:
+        passed += 1
+    else:
+        failures.append(what)
+
+
+# East Berlin, checkpoint-paid.log: line 22 puts Angela in the tunnel, face down ("Phase 1").
+eb = "examples/logs/east-berlin/checkpoint-paid.log"
+everyone, police = view(eb), view(eb, "police")
+zones, _, _ = render(everyone, "seat=everyone&line=22")
+expect("east-berlin line 22, everyone: angela in the tunnel", "angela" in zones.get("tunnel", set()))
+zones, text, _ = render(everyone, "seat=police&line=22")
+expect("east-berlin line 22, police (seat switched): angela not shown in the tunnel",
+       "angela" not in zones.get("tunnel", set()) and "hidden" in text)
+_, text, _ = render(police, "step=1000")
+expect("east-berlin, police page, last step: the game is over and the exile won", "game over: exile" in text)
+# Stepping back from the end: the first step is the setup, with every member in `members`.
+zones, _, _ = render(everyone, "seat=everyone&step=0")
+expect("east-berlin step 0: the six members wait in `members`",
+       {"angela", "bruno", "carl", "dan", "erika", "fine"} <= zones.get("members", set()))
+
+# Temple, escape.log: red and blue escape; the team wins.
+tp = "examples/logs/temple/escape.log"
+everyone, red = view(tp), view(tp, "red")
+zones, text, _ = render(everyone, "seat=everyone&step=1000")
+expect("temple escape.log, the end: both figures escaped", {"pawn_red", "pawn_blue"} <= zones.get("escaped", set()))
+expect("temple escape.log, the end: the team won", "game over: win" in text)
+zones, text, dom = render(red, "step=0")
+expect("temple, red's page at the start: the pile is face down (no tile named)",
+       not zones.get("pile") and "hidden" in text)
+
+# Every example log of every ruleset: each page opens and draws its last step; a screenshot of
+# the page for everyone is kept for a person to look at.
+for log in sorted(glob.glob("examples/logs/*/*.log")):
+    page = view(log)
+    zones, text, dom = render(page, "seat=everyone&step=1000")
+    expect(f"{log}: the page draws the end of the game", "game over:" in text and len(zones) > 0)
+    shot = page[:-5] + ".png"
+    chromium("--window-size=1280,1000", "--virtual-time-budget=3000", f"--screenshot={shot}", f"file://{page}#seat=everyone&step=12")
+    expect(f"{log}: screenshot {os.path.relpath(shot)}", os.path.exists(shot) and os.path.getsize(shot) > 10000)
+
+print(f"\nbrowser: {passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -630,7 +630,9 @@ fn register_api(engine: &mut Engine) {
     engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> {
         ask(g, seat, action, &fixed)
     });
-    engine.register_fn("goto", |g: &mut GameApi, phase: &str| -> RhaiResult<()> {
+    // `goto` is a reserved word of Rhai, so a script cannot call it by that name: `go_to` is the
+    // same function under a name scripts can write.
+    let goto = |g: &mut GameApi, phase: &str| -> RhaiResult<()> {
         match g.defs.phase(phase) {
             Some(p) => {
                 g.state.borrow_mut().goto = Some(p);
@@ -638,7 +640,9 @@ fn register_api(engine: &mut Engine) {
             }
             None => fail(format!("no phase named `{phase}`")),
         }
-    });
+    };
+    engine.register_fn("goto", goto);
+    engine.register_fn("go_to", goto);
     engine.register_fn("end", |g: &mut GameApi, outcome: &str| -> RhaiResult<()> {
         let Some(o) = g.defs.outcome(outcome) else {
             return fail(format!("no outcome named `{outcome}`"));
@@ -719,6 +723,53 @@ fn register_api(engine: &mut Engine) {
         let (a, b) = (g.zone(from)?, g.zone(to)?);
         let e = g.defs.edges.iter().find(|e| (e.from == a && e.to == b) || (!e.one_way && e.from == b && e.to == a));
         Ok(e.and_then(|e| e.kind.clone()).map(Dynamic::from).unwrap_or(Dynamic::UNIT))
+    });
+    engine.register_fn("links", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        g.charge(g.defs.edges.len())?;
+        let z = g.zone(zone)?;
+        let mut out = Array::new();
+        for e in &g.defs.edges {
+            let (to, against) = match (e.from == z, e.to == z) {
+                (true, _) => (e.to, false),
+                (false, true) => (e.from, e.one_way),
+                _ => continue,
+            };
+            let mut link = Map::new();
+            link.insert("to".into(), Dynamic::from(g.defs.zone_names[to as usize].clone()));
+            link.insert("kind".into(), e.kind.clone().map(Dynamic::from).unwrap_or(Dynamic::UNIT));
+            link.insert("against".into(), Dynamic::from(against));
+            out.push(Dynamic::from_map(link));
+        }
+        Ok(out)
+    });
+    engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
+        g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
+        let start = g.zone(from)?;
+        let mut steps: Vec<Option<i64>> = vec![None; g.defs.zone_names.len()];
+        steps[start as usize] = Some(0);
+        let mut frontier = vec![start];
+        let mut d = 0;
+        while !frontier.is_empty() && d < most {
+            d += 1;
+            let mut next = Vec::new();
+            for e in &g.defs.edges {
+                for (a, b) in [(e.from, e.to), (e.to, e.from)] {
+                    let forward = a == e.from;
+                    if (forward || !e.one_way) && frontier.contains(&a) && steps[b as usize].is_none() {
+                        steps[b as usize] = Some(d);
+                        next.push(b);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let mut out = Map::new();
+        for (z, s) in steps.iter().enumerate() {
+            if let Some(s) = s {
+                out.insert(g.defs.zone_names[z].as_str().into(), Dynamic::from(*s));
+            }
+        }
+        Ok(out)
     });
 }
 

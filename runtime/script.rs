@@ -235,6 +235,10 @@ fn register_view(engine: &mut Engine) {
         let p = v.seen(from)?;
         linked(&v.defs, &v.state.borrow(), p, &link_names(&links)?, Some(v.seat))
     });
+    // The board graph is printed on the board: every seat may read it.
+    engine.register_fn("distances", |v: &mut SeatView, from: &str, most: i64| -> RhaiResult<Map> {
+        graph_distances(&v.defs, v.zone(from)?, most)
+    });
     engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
         v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
     });
@@ -744,33 +748,37 @@ fn register_api(engine: &mut Engine) {
     });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
-        let start = g.zone(from)?;
-        let mut steps: Vec<Option<i64>> = vec![None; g.defs.zone_names.len()];
-        steps[start as usize] = Some(0);
-        let mut frontier = vec![start];
-        let mut d = 0;
-        while !frontier.is_empty() && d < most {
-            d += 1;
-            let mut next = Vec::new();
-            for e in &g.defs.edges {
-                for (a, b) in [(e.from, e.to), (e.to, e.from)] {
-                    let forward = a == e.from;
-                    if (forward || !e.one_way) && frontier.contains(&a) && steps[b as usize].is_none() {
-                        steps[b as usize] = Some(d);
-                        next.push(b);
-                    }
+        graph_distances(&g.defs, g.zone(from)?, most)
+    });
+}
+
+/// Distances in edges from `start` (respecting `one_way`) to every zone at most `most` away.
+fn graph_distances(defs: &Defs, start: ZoneId, most: i64) -> RhaiResult<Map> {
+    let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
+    steps[start as usize] = Some(0);
+    let mut frontier = vec![false; defs.zone_names.len()];
+    frontier[start as usize] = true;
+    let mut d = 0;
+    while d < most && frontier.iter().any(|&f| f) {
+        d += 1;
+        let mut next = vec![false; defs.zone_names.len()];
+        for e in &defs.edges {
+            for (a, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
+                if (forward || !e.one_way) && frontier[a as usize] && steps[b as usize].is_none() {
+                    steps[b as usize] = Some(d);
+                    next[b as usize] = true;
                 }
             }
-            frontier = next;
         }
-        let mut out = Map::new();
-        for (z, s) in steps.iter().enumerate() {
-            if let Some(s) = s {
-                out.insert(g.defs.zone_names[z].as_str().into(), Dynamic::from(*s));
-            }
+        frontier = next;
+    }
+    let mut out = Map::new();
+    for (z, s) in steps.iter().enumerate() {
+        if let Some(s) = s {
+            out.insert(defs.zone_names[z].as_str().into(), Dynamic::from(*s));
         }
-        Ok(out)
-    });
+    }
+    Ok(out)
 }
 
 /// Whether a parameter name can be a script constant: a Rhai identifier that is not one of

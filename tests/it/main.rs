@@ -10,6 +10,7 @@
 mod board_graph;
 mod check;
 mod cli;
+mod colditz;
 mod common;
 mod dice_race;
 mod docs;

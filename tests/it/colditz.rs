@@ -1,0 +1,155 @@
+//! Escape from Colditz: random and heuristic playouts for 2-6 players end without error, with
+//! the invariants kept after every action and the rulebook's bounds (round marker, hand limit,
+//! one kit at a time, solitary and tunnel rules) holding between turns; and no seat sees
+//! another's hand (information-set pairs at several player counts).
+
+use std::rc::Rc;
+
+use tabula::secrecy::{SecrecyOptions, check_secrecy};
+use tabula::sim::{agents_for, play_out_observed};
+use tabula::{Error, Game, LoadOptions, Rules};
+
+const NATIONS: [&str; 5] = ["american", "british", "dutch", "french", "polish"];
+
+fn colditz(overrides: &[(&str, &str)]) -> Rc<Rules> {
+    let options = LoadOptions {
+        variants: vec![],
+        overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
+    Rc::new(tabula::load("rulesets/colditz", &options).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn count(game: &Game, zone: &str) -> usize {
+    game.state().count(game.rules().zone(zone).unwrap_or_else(|| panic!("zone {zone}"))) as usize
+}
+
+fn counter(game: &Game, name: &str) -> i64 {
+    game.state().counter(game.rules().counter(name).expect("counter"))
+}
+
+/// The rulebook's bounds, checked after every action.
+fn rulebook_bounds(game: &Game) -> Result<(), String> {
+    let players = game.players() as usize;
+    let per = [0, 0, 8, 7, 6, 5, 4][players];
+    for seat in NATIONS.iter().take(players - 1) {
+        // "5. Escape Kits": only one kit at a time.
+        if count(game, &format!("kit.{seat}")) > 1 {
+            return Err(format!("{seat} holds two escape kits"));
+        }
+    }
+    // "3. Setup": 8/7/6/5/4 POWs a nationality; none ever leaves play.
+    let in_box = count(game, "box");
+    if in_box != 40 - per * (players - 1) {
+        return Err(format!("{in_box} POWs out of play, expected {}", 40 - per * (players - 1)));
+    }
+    let rules = game.rules();
+    for (z, def) in rules.zones.iter().enumerate() {
+        let name = def.name.as_str();
+        let n = game.state().count(z as u16) as usize;
+        // "5. Movement": one pawn a space (rooms and safe areas hold a few: see the README).
+        let single = ["ic_", "post_", "oc_", "out_", "roof_"].iter().any(|p| name.starts_with(p));
+        if single && n > 1 {
+            return Err(format!("{n} pawns on {name}"));
+        }
+        // Security player aid: no guard in a room, a safe area, the Appel area or a tunnel.
+        let barred = ["room_", "safe_", "appel", "tunnel", "target_"].iter().any(|p| name.starts_with(p));
+        let guard = |p: &u16| rules.kinds[rules.pieces[*p as usize].kind as usize].name == "guard";
+        if barred && game.state().pieces_in(rules, z as u16).iter().any(guard) {
+            return Err(format!("a guard on {name}"));
+        }
+    }
+    // "5. Tunnels": a closed tunnel holds nobody.
+    for t in 1..=3 {
+        let inside = count(game, &format!("tunnel{t}_1")) + count(game, &format!("tunnel{t}_2"));
+        if counter(game, &format!("tunnel_{t}")) == 0 && inside > 0 {
+            return Err(format!("{inside} POWs in closed tunnel {t}"));
+        }
+    }
+    Ok(())
+}
+
+fn play(rules: &Rc<Rules>, players: u8, agent: &str, seed: u64) -> Game {
+    let mut game = Game::new(rules.clone(), players, seed).expect("start");
+    let mut agents = agents_for(rules, agent, players, seed).expect("agents");
+    let mut last_seat = None;
+    play_out_observed(&mut game, &mut agents, 200_000, &mut |g| {
+        g.state().check_invariants(rules).map_err(Error::Input)?;
+        rulebook_bounds(g).map_err(Error::Input)?;
+        // "5. Cards": the hand limit holds whenever a turn passes to another seat.
+        let seat = g.phase().strip_prefix("turn_").map(str::to_string);
+        if seat != last_seat {
+            if let Some(prev) = &last_seat {
+                let hand = count(g, &format!("hand.{prev}"));
+                if hand > 3 {
+                    return Err(Error::Input(format!("{prev} ended its turn with {hand} cards")));
+                }
+            }
+            last_seat = seat;
+        }
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{players} players, {agent}, seed {seed}: {e}"));
+    game
+}
+
+fn outcome_is_a_rulebook_end(game: &Game) {
+    let outcome = game.outcome().expect("over");
+    if outcome == "german" {
+        // "6. Scoring": the Security Officer wins at the eagle, nobody having two out.
+        assert_eq!(counter(game, "rounds"), 0, "german won before the eagle");
+        for seat in NATIONS.iter().take(game.players() as usize - 1) {
+            assert!(count(game, &format!("escaped.{seat}")) < 2, "{seat} had two out but german won");
+        }
+    } else {
+        // Every nationality named by the outcome has two POWs out; no other has.
+        let winners: Vec<&str> = outcome.split('_').collect();
+        for seat in NATIONS.iter().take(game.players() as usize - 1) {
+            let out = count(game, &format!("escaped.{seat}"));
+            assert_eq!(winners.contains(seat), out >= 2, "{outcome}: {seat} has {out} out");
+        }
+    }
+}
+
+#[test]
+fn random_games_for_two_to_six_players_end_with_the_invariants_kept() {
+    let rules = colditz(&[]);
+    for players in 2..=6u8 {
+        for seed in 0..3 {
+            let game = play(&rules, players, "random", seed);
+            outcome_is_a_rulebook_end(&game);
+        }
+    }
+}
+
+#[test]
+fn heuristic_games_for_two_to_six_players_end_with_the_invariants_kept() {
+    let rules = colditz(&[]);
+    let mut escapes = 0;
+    for players in 2..=6u8 {
+        for seed in 0..2 {
+            let game = play(&rules, players, "heuristic", seed);
+            outcome_is_a_rulebook_end(&game);
+            escapes +=
+                NATIONS.iter().take(players as usize - 1).map(|s| count(&game, &format!("escaped.{s}"))).sum::<usize>();
+        }
+    }
+    assert!(escapes > 0, "the heuristic Escape Officers never got a POW out");
+}
+
+#[test]
+fn a_shorter_round_marker_ends_sooner() {
+    let rules = colditz(&[("rounds", "3")]);
+    let game = play(&rules, 4, "random", 7);
+    outcome_is_a_rulebook_end(&game);
+    assert_eq!(counter(&game, "rounds"), 0);
+}
+
+#[test]
+fn no_seat_sees_another_hand_at_two_four_and_six_players() {
+    let rules = colditz(&[("rounds", "4")]);
+    for players in [2u8, 4, 6] {
+        let options = SecrecyOptions { pairs: 6, players: Some(players), max_steps: 250, ..SecrecyOptions::default() };
+        let report = check_secrecy(rules.clone(), &options).unwrap_or_else(|e| panic!("{players} players: {e}"));
+        assert!(report.steps_hidden_apart > 20, "{players} players: too few informative steps: {report:?}");
+    }
+}

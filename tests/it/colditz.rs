@@ -153,3 +153,55 @@ fn no_seat_sees_another_hand_at_two_four_and_six_players() {
         assert!(report.steps_hidden_apart > 20, "{players} players: too few informative steps: {report:?}");
     }
 }
+
+/// Replays examples/logs/colditz/<name> up to (and including) the first line containing `mark`.
+fn replay_until(name: &str, mark: &str) -> Game {
+    replay_to(name, mark, 0)
+}
+
+/// Replays examples/logs/colditz/<name> up to the line before the first containing `mark`.
+fn replay_before(name: &str, mark: &str) -> Game {
+    replay_to(name, mark, 1)
+}
+
+fn replay_to(name: &str, mark: &str, back: usize) -> Game {
+    use tabula::log::{ReplayOptions, parse, replay_with, rules_for};
+    let text = std::fs::read_to_string(format!("examples/logs/colditz/{name}")).expect("log");
+    let line = text.lines().position(|l| l.contains(mark)).unwrap_or_else(|| panic!("{mark} not in {name}")) + 1;
+    let log = parse(&text, 0).expect("parses");
+    let rules = Rc::new(rules_for(&log).expect("rules"));
+    let options = ReplayOptions { until_line: Some(line - back), record: false };
+    replay_with(&log, rules, &options).unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message)).game
+}
+
+fn legal(game: &Game, line: &str) -> bool {
+    let action = game.parse_action(line).expect("parses");
+    game.check_legal(&action).is_ok()
+}
+
+/// "5. Arrest Rules": in the inner courtyard a POW may be arrested only while its Escape Officer
+/// holds Equipment. In arrests.log the guard next to american_1 may not step onto it before the
+/// American makes a pass, and may after.
+#[test]
+fn an_inner_courtyard_arrest_needs_equipment() {
+    let before = replay_until("arrests.log", "german: move guard_1 ic_1");
+    // guard_1 now stands on ic_1, next to american_1 on ic_2; no Equipment yet.
+    assert!(!legal(&before, "german: move guard_1 ic_2"), "arrest without equipment");
+    let after = replay_before("arrests.log", "german: move guard_1 ic_2");
+    assert!(legal(&after, "german: move guard_1 ic_2"), "arrest with equipment");
+}
+
+/// "5. Escape Attempts": a marker opens its wire or drop to pursuing guards (in key-drop-and-
+/// pursuit.log guard_3 follows the American down the south wall) and to its own nationality,
+/// with nothing spent (in shared-win.log the second British POW has no wire cutters left).
+#[test]
+fn a_marker_opens_the_way_for_its_nationality_and_for_guards() {
+    let game = replay_until("key-drop-and-pursuit.log", "german: move guard_3 oc_7");
+    assert!(legal(&game, "german: move guard_3 out_s"));
+    let game = replay_until("shared-win.log", "british: move british_2 oc_4");
+    assert_eq!(count(&game, "equipment.british"), 1, "only the pass is left");
+    assert!(legal(&game, "british: move british_2 out_nw"));
+    // The options hook lists it too (the log's replay checks actions against the same list).
+    let options = tabula::view::describe_options(&game, game.rules().seat("british").unwrap());
+    assert!(options.iter().any(|o| o == "british: move british_2 out_nw"), "{options:?}");
+}

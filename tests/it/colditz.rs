@@ -205,3 +205,31 @@ fn a_marker_opens_the_way_for_its_nationality_and_for_guards() {
     let options = tabula::view::describe_options(&game, game.rules().seat("british").unwrap());
     assert!(options.iter().any(|o| o == "british: move british_2 out_nw"), "{options:?}");
 }
+
+/// The board as text, from the data: each zone's links in declaration order of the edges, a
+/// barrier written on its link (`--door--`), one-way links with an arrow. The ruleset's
+/// README shows this text; the test keeps the two in step.
+fn board_text(rules: &Rules) -> String {
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for e in &rules.edges {
+        let from = rules.zones[e.from as usize].name.clone();
+        let to = &rules.zones[e.to as usize].name;
+        let kind = e.kind.as_deref().map(|k| format!("--{k}")).unwrap_or_default();
+        let link = if e.one_way { format!("{kind}--> {to}") } else { format!("{kind}-- {to}") };
+        match lines.iter_mut().find(|(z, _)| *z == from) {
+            Some((_, links)) => links.push(link),
+            None => lines.push((from, vec![link])),
+        }
+    }
+    let width = lines.iter().map(|(z, _)| z.len()).max().unwrap_or(0);
+    lines.iter().map(|(z, links)| format!("{z:width$} {}\n", links.join(", "))).collect()
+}
+
+#[test]
+fn the_readme_shows_the_board_of_the_data() {
+    let readme = std::fs::read_to_string("rulesets/colditz/README.md").expect("README");
+    let board = board_text(&colditz(&[]));
+    let start = readme.find("<!-- board -->\n```\n").expect("a <!-- board --> block") + "<!-- board -->\n```\n".len();
+    let end = start + readme[start..].find("```").expect("end of the block");
+    assert_eq!(readme[start..end], board, "the README's board differs from game.toml; it should read:\n{board}");
+}

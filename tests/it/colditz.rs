@@ -233,3 +233,30 @@ fn the_readme_shows_the_board_of_the_data() {
     let end = start + readme[start..].find("```").expect("end of the block");
     assert_eq!(readme[start..end], board, "the README's board differs from game.toml; it should read:\n{board}");
 }
+
+/// "3. Setup": POWs per player count on the Appel area, one kit and one Opportunity card per
+/// Escape Officer, one Security card; with six players six kit-part cards go face down to the
+/// Security Officer, who cannot look at them, and the others see how many there are.
+#[test]
+fn set_up_follows_the_player_count() {
+    let rules = colditz(&[]);
+    for (players, per) in [(2u8, 8usize), (3, 7), (4, 6), (5, 5), (6, 4)] {
+        let game = Game::new(rules.clone(), players, 3).expect("start");
+        let eos = players as usize - 1;
+        assert_eq!(count(&game, "appel"), per * eos, "{players} players");
+        for seat in NATIONS.iter().take(eos) {
+            assert_eq!(count(&game, &format!("kit.{seat}")), 1);
+            assert_eq!(count(&game, &format!("hand.{seat}")), 1);
+        }
+        assert_eq!(count(&game, "hand.german"), 1);
+        let reserve = if players == 6 { 6 } else { 0 };
+        assert_eq!(count(&game, "kit_reserve"), reserve);
+        assert_eq!(count(&game, "opportunity_deck"), 47 - eos - reserve);
+        if players == 6 {
+            let german = rules.seat("german").unwrap();
+            let seen = tabula::view::view(&game, Some(german));
+            assert!(seen.zones["kit_reserve"].pieces.is_empty(), "the Security Officer looked at the kit parts");
+            assert_eq!(seen.zones["kit_reserve"].count, Some(6));
+        }
+    }
+}

@@ -237,7 +237,10 @@ fn register_view(engine: &mut Engine) {
     });
     // The board graph is printed on the board: every seat may read it.
     engine.register_fn("distances", |v: &mut SeatView, from: &str, most: i64| -> RhaiResult<Map> {
-        graph_distances(&v.defs, v.zone(from)?, most)
+        graph_distances(&v.defs, v.zone(from)?, most, false)
+    });
+    engine.register_fn("distances_to", |v: &mut SeatView, to: &str, most: i64| -> RhaiResult<Map> {
+        graph_distances(&v.defs, v.zone(to)?, most, true)
     });
     engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
         v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
@@ -748,12 +751,17 @@ fn register_api(engine: &mut Engine) {
     });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
-        graph_distances(&g.defs, g.zone(from)?, most)
+        graph_distances(&g.defs, g.zone(from)?, most, false)
+    });
+    engine.register_fn("distances_to", |g: &mut GameApi, to: &str, most: i64| -> RhaiResult<Map> {
+        g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
+        graph_distances(&g.defs, g.zone(to)?, most, true)
     });
 }
 
-/// Distances in edges from `start` (respecting `one_way`) to every zone at most `most` away.
-fn graph_distances(defs: &Defs, start: ZoneId, most: i64) -> RhaiResult<Map> {
+/// Distances in edges from `start` (respecting `one_way`) to every zone at most `most` away; with
+/// `towards`, from every zone to `start` (one-way edges walked backwards).
+fn graph_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> RhaiResult<Map> {
     let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
     steps[start as usize] = Some(0);
     let mut frontier = vec![false; defs.zone_names.len()];
@@ -764,7 +772,7 @@ fn graph_distances(defs: &Defs, start: ZoneId, most: i64) -> RhaiResult<Map> {
         let mut next = vec![false; defs.zone_names.len()];
         for e in &defs.edges {
             for (a, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
-                if (forward || !e.one_way) && frontier[a as usize] && steps[b as usize].is_none() {
+                if (forward != towards || !e.one_way) && frontier[a as usize] && steps[b as usize].is_none() {
                     steps[b as usize] = Some(d);
                     next[b as usize] = true;
                 }

@@ -34,6 +34,8 @@ fn links_distances_and_go_to() {
             r#"a<=2 ["a=0", "b=1", "c=2"]"#,
             r#"d<=9 ["b=2", "c=1", "d=0"]"#,
             r#"c<=0 ["c=0"]"#,
+            // Towards b: a reaches it down the drop; c and d over plain links.
+            r#"to b ["a=1", "b=0", "c=1", "d=2"]"#,
             "after",
         ]
     );

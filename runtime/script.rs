@@ -235,6 +235,13 @@ fn register_view(engine: &mut Engine) {
         let p = v.seen(from)?;
         linked(&v.defs, &v.state.borrow(), p, &link_names(&links)?, Some(v.seat))
     });
+    // The board graph is printed on the board: every seat may read it.
+    engine.register_fn("distances", |v: &mut SeatView, from: &str, most: i64| -> RhaiResult<Map> {
+        graph_distances(&v.defs, v.zone(from)?, most, false)
+    });
+    engine.register_fn("distances_to", |v: &mut SeatView, to: &str, most: i64| -> RhaiResult<Map> {
+        graph_distances(&v.defs, v.zone(to)?, most, true)
+    });
     engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
         v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
     });
@@ -630,7 +637,9 @@ fn register_api(engine: &mut Engine) {
     engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> {
         ask(g, seat, action, &fixed)
     });
-    engine.register_fn("goto", |g: &mut GameApi, phase: &str| -> RhaiResult<()> {
+    // `goto` is a reserved word of Rhai, so a script cannot call it by that name: `go_to` is the
+    // same function under a name scripts can write.
+    let goto = |g: &mut GameApi, phase: &str| -> RhaiResult<()> {
         match g.defs.phase(phase) {
             Some(p) => {
                 g.state.borrow_mut().goto = Some(p);
@@ -638,7 +647,9 @@ fn register_api(engine: &mut Engine) {
             }
             None => fail(format!("no phase named `{phase}`")),
         }
-    });
+    };
+    engine.register_fn("goto", goto);
+    engine.register_fn("go_to", goto);
     engine.register_fn("end", |g: &mut GameApi, outcome: &str| -> RhaiResult<()> {
         let Some(o) = g.defs.outcome(outcome) else {
             return fail(format!("no outcome named `{outcome}`"));
@@ -720,6 +731,62 @@ fn register_api(engine: &mut Engine) {
         let e = g.defs.edges.iter().find(|e| (e.from == a && e.to == b) || (!e.one_way && e.from == b && e.to == a));
         Ok(e.and_then(|e| e.kind.clone()).map(Dynamic::from).unwrap_or(Dynamic::UNIT))
     });
+    engine.register_fn("links", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        g.charge(g.defs.edges.len())?;
+        let z = g.zone(zone)?;
+        let mut out = Array::new();
+        for e in &g.defs.edges {
+            let (to, against) = match (e.from == z, e.to == z) {
+                (true, _) => (e.to, false),
+                (false, true) => (e.from, e.one_way),
+                _ => continue,
+            };
+            let mut link = Map::new();
+            link.insert("to".into(), Dynamic::from(g.defs.zone_names[to as usize].clone()));
+            link.insert("kind".into(), e.kind.clone().map(Dynamic::from).unwrap_or(Dynamic::UNIT));
+            link.insert("against".into(), Dynamic::from(against));
+            out.push(Dynamic::from_map(link));
+        }
+        Ok(out)
+    });
+    engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
+        g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
+        graph_distances(&g.defs, g.zone(from)?, most, false)
+    });
+    engine.register_fn("distances_to", |g: &mut GameApi, to: &str, most: i64| -> RhaiResult<Map> {
+        g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
+        graph_distances(&g.defs, g.zone(to)?, most, true)
+    });
+}
+
+/// Distances in edges from `start` (respecting `one_way`) to every zone at most `most` away; with
+/// `towards`, from every zone to `start` (one-way edges walked backwards).
+fn graph_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> RhaiResult<Map> {
+    let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
+    steps[start as usize] = Some(0);
+    let mut frontier = vec![false; defs.zone_names.len()];
+    frontier[start as usize] = true;
+    let mut d = 0;
+    while d < most && frontier.iter().any(|&f| f) {
+        d += 1;
+        let mut next = vec![false; defs.zone_names.len()];
+        for e in &defs.edges {
+            for (a, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
+                if (forward != towards || !e.one_way) && frontier[a as usize] && steps[b as usize].is_none() {
+                    steps[b as usize] = Some(d);
+                    next[b as usize] = true;
+                }
+            }
+        }
+        frontier = next;
+    }
+    let mut out = Map::new();
+    for (z, s) in steps.iter().enumerate() {
+        if let Some(s) = s {
+            out.insert(defs.zone_names[z].as_str().into(), Dynamic::from(*s));
+        }
+    }
+    Ok(out)
 }
 
 /// Whether a parameter name can be a script constant: a Rhai identifier that is not one of

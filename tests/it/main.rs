@@ -8,9 +8,11 @@
 //! named `it__<module>__<test>.snap`.
 
 mod balance;
+mod board_graph;
 mod check;
 mod cli;
 mod cli_mistakes;
+mod colditz;
 mod common;
 mod dice_race;
 mod docs;

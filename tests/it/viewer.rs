@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use tabula::log::{parse, replay_steps, rules_for};
+use tabula::log::{parse, replay_steps, rules_for, seat_log};
 use tabula::view::can_see_piece;
 use tabula::viewer::{Page, board, html, timeline};
 
@@ -20,6 +20,14 @@ fn example_logs() -> Vec<std::path::PathBuf> {
         .collect();
     logs.sort();
     logs
+}
+
+/// Whether `text` names `name` as a whole word (`die_1` is not named by `die_10`).
+fn names(text: &str, name: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        !text[i + name.len()..].chars().next().is_some_and(part) && !text[..i].chars().next_back().is_some_and(part)
+    })
 }
 
 #[test]
@@ -41,6 +49,14 @@ fn a_seats_page_names_no_piece_the_seat_never_sees() {
                 }
             })
             .expect("replays");
+            // And those its copy of the log names (a card played in the open names itself;
+            // what a seat's copy may say is checked by the information-set tests).
+            let copy = seat_log(&log, rules.clone(), seat).expect("seat log").to_string();
+            for (p, piece) in rules.pieces.iter().enumerate() {
+                if names(&copy, &piece.name) {
+                    seen.insert(p);
+                }
+            }
             let t = timeline(&log, rules.clone(), Some(seat)).expect("timeline");
             let page = html(&Page { log: "game.log".into(), board: board(&rules, players), timelines: vec![t] });
             for (p, piece) in rules.pieces.iter().enumerate() {

@@ -1,0 +1,43 @@
+//! Zones as a board graph (tests/fixtures/graph): the links of a zone in both directions with
+//! their kinds, distances along the graph within a bound, and `go_to` (the name scripts use for
+//! `goto`, a reserved word of Rhai).
+
+use std::rc::Rc;
+
+use tabula::event::Event;
+use tabula::{Game, LoadOptions};
+
+#[test]
+fn links_distances_and_go_to() {
+    let rules =
+        Rc::new(tabula::load("tests/fixtures/graph", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")));
+    let game = Game::recorded(rules, 1, 1).expect("start");
+    let notes: Vec<&str> = game
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::Note(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            // a's one link is the drop, forward.
+            r#"a ["b:drop:false"]"#,
+            // From b, back over the one-way drop is against it; c is a plain link.
+            r#"b ["a:drop:true", "c::false"]"#,
+            r#"d ["c:door:false"]"#,
+            "e []",
+            // Distances respect one_way: from a everything but e; from d, a cannot be reached.
+            r#"a<=9 ["a=0", "b=1", "c=2", "d=3"]"#,
+            r#"a<=2 ["a=0", "b=1", "c=2"]"#,
+            r#"d<=9 ["b=2", "c=1", "d=0"]"#,
+            r#"c<=0 ["c=0"]"#,
+            // Towards b: a reaches it down the drop; c and d over plain links.
+            r#"to b ["a=1", "b=0", "c=1", "d=2"]"#,
+            "after",
+        ]
+    );
+    assert_eq!(game.outcome(), Some("done"));
+}

@@ -1,0 +1,262 @@
+//! Escape from Colditz: random and heuristic playouts for 2-6 players end without error, with
+//! the invariants kept after every action and the rulebook's bounds (round marker, hand limit,
+//! one kit at a time, solitary and tunnel rules) holding between turns; and no seat sees
+//! another's hand (information-set pairs at several player counts).
+
+use std::rc::Rc;
+
+use tabula::secrecy::{SecrecyOptions, check_secrecy};
+use tabula::sim::{agents_for, play_out_observed};
+use tabula::{Error, Game, LoadOptions, Rules};
+
+const NATIONS: [&str; 5] = ["american", "british", "dutch", "french", "polish"];
+
+fn colditz(overrides: &[(&str, &str)]) -> Rc<Rules> {
+    let options = LoadOptions {
+        variants: vec![],
+        overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
+    Rc::new(tabula::load("rulesets/colditz", &options).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn count(game: &Game, zone: &str) -> usize {
+    game.state().count(game.rules().zone(zone).unwrap_or_else(|| panic!("zone {zone}"))) as usize
+}
+
+fn counter(game: &Game, name: &str) -> i64 {
+    game.state().counter(game.rules().counter(name).expect("counter"))
+}
+
+/// The rulebook's bounds, checked after every action.
+fn rulebook_bounds(game: &Game) -> Result<(), String> {
+    let players = game.players() as usize;
+    let per = [0, 0, 8, 7, 6, 5, 4][players];
+    for seat in NATIONS.iter().take(players - 1) {
+        // "5. Escape Kits": only one kit at a time.
+        if count(game, &format!("kit.{seat}")) > 1 {
+            return Err(format!("{seat} holds two escape kits"));
+        }
+    }
+    // "3. Setup": 8/7/6/5/4 POWs a nationality; none ever leaves play.
+    let in_box = count(game, "box");
+    if in_box != 40 - per * (players - 1) {
+        return Err(format!("{in_box} POWs out of play, expected {}", 40 - per * (players - 1)));
+    }
+    let rules = game.rules();
+    for (z, def) in rules.zones.iter().enumerate() {
+        let name = def.name.as_str();
+        let n = game.state().count(z as u16) as usize;
+        // "5. Movement": one pawn a space (rooms and safe areas hold a few: see the README).
+        let single = ["ic_", "post_", "oc_", "out_", "roof_"].iter().any(|p| name.starts_with(p));
+        if single && n > 1 {
+            return Err(format!("{n} pawns on {name}"));
+        }
+        // Security player aid: no guard in a room, a safe area, the Appel area or a tunnel.
+        let barred = ["room_", "safe_", "appel", "tunnel", "target_"].iter().any(|p| name.starts_with(p));
+        let guard = |p: &u16| rules.kinds[rules.pieces[*p as usize].kind as usize].name == "guard";
+        if barred && game.state().pieces_in(rules, z as u16).iter().any(guard) {
+            return Err(format!("a guard on {name}"));
+        }
+    }
+    // "5. Tunnels": a closed tunnel holds nobody.
+    for t in 1..=3 {
+        let inside = count(game, &format!("tunnel{t}_1")) + count(game, &format!("tunnel{t}_2"));
+        if counter(game, &format!("tunnel_{t}")) == 0 && inside > 0 {
+            return Err(format!("{inside} POWs in closed tunnel {t}"));
+        }
+    }
+    Ok(())
+}
+
+fn play(rules: &Rc<Rules>, players: u8, agent: &str, seed: u64) -> Game {
+    let mut game = Game::new(rules.clone(), players, seed).expect("start");
+    let mut agents = agents_for(rules, agent, players, seed).expect("agents");
+    let mut last_seat = None;
+    play_out_observed(&mut game, &mut agents, 200_000, &mut |g| {
+        g.state().check_invariants(rules).map_err(Error::Input)?;
+        rulebook_bounds(g).map_err(Error::Input)?;
+        // "5. Cards": the hand limit holds whenever a turn passes to another seat.
+        let seat = g.phase().strip_prefix("turn_").map(str::to_string);
+        if seat != last_seat {
+            if let Some(prev) = &last_seat {
+                let hand = count(g, &format!("hand.{prev}"));
+                if hand > 3 {
+                    return Err(Error::Input(format!("{prev} ended its turn with {hand} cards")));
+                }
+            }
+            last_seat = seat;
+        }
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{players} players, {agent}, seed {seed}: {e}"));
+    game
+}
+
+fn outcome_is_a_rulebook_end(game: &Game) {
+    let outcome = game.outcome().expect("over");
+    if outcome == "german" {
+        // "6. Scoring": the Security Officer wins at the eagle, nobody having two out.
+        assert_eq!(counter(game, "rounds"), 0, "german won before the eagle");
+        for seat in NATIONS.iter().take(game.players() as usize - 1) {
+            assert!(count(game, &format!("escaped.{seat}")) < 2, "{seat} had two out but german won");
+        }
+    } else {
+        // Every nationality named by the outcome has two POWs out; no other has.
+        let winners: Vec<&str> = outcome.split('_').collect();
+        for seat in NATIONS.iter().take(game.players() as usize - 1) {
+            let out = count(game, &format!("escaped.{seat}"));
+            assert_eq!(winners.contains(seat), out >= 2, "{outcome}: {seat} has {out} out");
+        }
+    }
+}
+
+#[test]
+fn random_games_for_two_to_six_players_end_with_the_invariants_kept() {
+    let rules = colditz(&[]);
+    for players in 2..=6u8 {
+        for seed in 0..3 {
+            let game = play(&rules, players, "random", seed);
+            outcome_is_a_rulebook_end(&game);
+        }
+    }
+}
+
+#[test]
+fn heuristic_games_for_two_to_six_players_end_with_the_invariants_kept() {
+    let rules = colditz(&[]);
+    let mut escapes = 0;
+    for players in 2..=6u8 {
+        for seed in 0..2 {
+            let game = play(&rules, players, "heuristic", seed);
+            outcome_is_a_rulebook_end(&game);
+            escapes +=
+                NATIONS.iter().take(players as usize - 1).map(|s| count(&game, &format!("escaped.{s}"))).sum::<usize>();
+        }
+    }
+    assert!(escapes > 0, "the heuristic Escape Officers never got a POW out");
+}
+
+#[test]
+fn a_shorter_round_marker_ends_sooner() {
+    let rules = colditz(&[("rounds", "3")]);
+    let game = play(&rules, 4, "random", 7);
+    outcome_is_a_rulebook_end(&game);
+    assert_eq!(counter(&game, "rounds"), 0);
+}
+
+#[test]
+fn no_seat_sees_another_hand_at_two_four_and_six_players() {
+    let rules = colditz(&[("rounds", "4")]);
+    for players in [2u8, 4, 6] {
+        let options = SecrecyOptions { pairs: 6, players: Some(players), max_steps: 250, ..SecrecyOptions::default() };
+        let report = check_secrecy(rules.clone(), &options).unwrap_or_else(|e| panic!("{players} players: {e}"));
+        assert!(report.steps_hidden_apart > 20, "{players} players: too few informative steps: {report:?}");
+    }
+}
+
+/// Replays examples/logs/colditz/<name> up to (and including) the first line containing `mark`.
+fn replay_until(name: &str, mark: &str) -> Game {
+    replay_to(name, mark, 0)
+}
+
+/// Replays examples/logs/colditz/<name> up to the line before the first containing `mark`.
+fn replay_before(name: &str, mark: &str) -> Game {
+    replay_to(name, mark, 1)
+}
+
+fn replay_to(name: &str, mark: &str, back: usize) -> Game {
+    use tabula::log::{ReplayOptions, parse, replay_with, rules_for};
+    let text = std::fs::read_to_string(format!("examples/logs/colditz/{name}")).expect("log");
+    let line = text.lines().position(|l| l.contains(mark)).unwrap_or_else(|| panic!("{mark} not in {name}")) + 1;
+    let log = parse(&text, 0).expect("parses");
+    let rules = Rc::new(rules_for(&log).expect("rules"));
+    let options = ReplayOptions { until_line: Some(line - back), record: false };
+    replay_with(&log, rules, &options).unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message)).game
+}
+
+fn legal(game: &Game, line: &str) -> bool {
+    let action = game.parse_action(line).expect("parses");
+    game.check_legal(&action).is_ok()
+}
+
+/// "5. Arrest Rules": in the inner courtyard a POW may be arrested only while its Escape Officer
+/// holds Equipment. In arrests.log the guard next to american_1 may not step onto it before the
+/// American makes a pass, and may after.
+#[test]
+fn an_inner_courtyard_arrest_needs_equipment() {
+    let before = replay_until("arrests.log", "german: move guard_1 ic_1");
+    // guard_1 now stands on ic_1, next to american_1 on ic_2; no Equipment yet.
+    assert!(!legal(&before, "german: move guard_1 ic_2"), "arrest without equipment");
+    let after = replay_before("arrests.log", "german: move guard_1 ic_2");
+    assert!(legal(&after, "german: move guard_1 ic_2"), "arrest with equipment");
+}
+
+/// "5. Escape Attempts": a marker opens its wire or drop to pursuing guards (in key-drop-and-
+/// pursuit.log guard_3 follows the American down the south wall) and to its own nationality,
+/// with nothing spent (in shared-win.log the second British POW has no wire cutters left).
+#[test]
+fn a_marker_opens_the_way_for_its_nationality_and_for_guards() {
+    let game = replay_until("key-drop-and-pursuit.log", "german: move guard_3 oc_7");
+    assert!(legal(&game, "german: move guard_3 out_s"));
+    let game = replay_until("shared-win.log", "british: move british_2 oc_4");
+    assert_eq!(count(&game, "equipment.british"), 1, "only the pass is left");
+    assert!(legal(&game, "british: move british_2 out_nw"));
+    // The options hook lists it too (the log's replay checks actions against the same list).
+    let options = tabula::view::describe_options(&game, game.rules().seat("british").unwrap());
+    assert!(options.iter().any(|o| o == "british: move british_2 out_nw"), "{options:?}");
+}
+
+/// The board as text, from the data: each zone's links in declaration order of the edges, a
+/// barrier written on its link (`--door--`), one-way links with an arrow. The ruleset's
+/// README shows this text; the test keeps the two in step.
+fn board_text(rules: &Rules) -> String {
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for e in &rules.edges {
+        let from = rules.zones[e.from as usize].name.clone();
+        let to = &rules.zones[e.to as usize].name;
+        let kind = e.kind.as_deref().map(|k| format!("--{k}")).unwrap_or_default();
+        let link = if e.one_way { format!("{kind}--> {to}") } else { format!("{kind}-- {to}") };
+        match lines.iter_mut().find(|(z, _)| *z == from) {
+            Some((_, links)) => links.push(link),
+            None => lines.push((from, vec![link])),
+        }
+    }
+    let width = lines.iter().map(|(z, _)| z.len()).max().unwrap_or(0);
+    lines.iter().map(|(z, links)| format!("{z:width$} {}\n", links.join(", "))).collect()
+}
+
+#[test]
+fn the_readme_shows_the_board_of_the_data() {
+    let readme = std::fs::read_to_string("rulesets/colditz/README.md").expect("README");
+    let board = board_text(&colditz(&[]));
+    let start = readme.find("<!-- board -->\n```\n").expect("a <!-- board --> block") + "<!-- board -->\n```\n".len();
+    let end = start + readme[start..].find("```").expect("end of the block");
+    assert_eq!(readme[start..end], board, "the README's board differs from game.toml; it should read:\n{board}");
+}
+
+/// "3. Setup": POWs per player count on the Appel area, one kit and one Opportunity card per
+/// Escape Officer, one Security card; with six players six kit-part cards go face down to the
+/// Security Officer, who cannot look at them, and the others see how many there are.
+#[test]
+fn set_up_follows_the_player_count() {
+    let rules = colditz(&[]);
+    for (players, per) in [(2u8, 8usize), (3, 7), (4, 6), (5, 5), (6, 4)] {
+        let game = Game::new(rules.clone(), players, 3).expect("start");
+        let eos = players as usize - 1;
+        assert_eq!(count(&game, "appel"), per * eos, "{players} players");
+        for seat in NATIONS.iter().take(eos) {
+            assert_eq!(count(&game, &format!("kit.{seat}")), 1);
+            assert_eq!(count(&game, &format!("hand.{seat}")), 1);
+        }
+        assert_eq!(count(&game, "hand.german"), 1);
+        let reserve = if players == 6 { 6 } else { 0 };
+        assert_eq!(count(&game, "kit_reserve"), reserve);
+        assert_eq!(count(&game, "opportunity_deck"), 47 - eos - reserve);
+        if players == 6 {
+            let german = rules.seat("german").unwrap();
+            let seen = tabula::view::view(&game, Some(german));
+            assert!(seen.zones["kit_reserve"].pieces.is_empty(), "the Security Officer looked at the kit parts");
+            assert_eq!(seen.zones["kit_reserve"].count, Some(6));
+        }
+    }
+}

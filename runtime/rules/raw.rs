@@ -102,7 +102,7 @@ pub struct RawRuleset {
 }
 
 /// `[layout]`: how `tabula view` draws the game. Without it, zones are boxes in declaration
-/// order, a board graph is drawn on a circle and pieces with `x` and `y` properties on a grid.
+/// order, a board graph is laid out by springs and pieces with `x` and `y` properties on a grid.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawLayout {

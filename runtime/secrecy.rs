@@ -412,6 +412,10 @@ fn visible_chance(game: &Game, seat: SeatId, from: usize) -> StatedChance {
             Event::Shuffled { zone, order } if defs.zones[*zone as usize].sight(seat) == Sight::All => {
                 chance.queue.push_back((0, Stated::Shuffle { zone: *zone, order: order.clone() }));
             }
+            // A piece taken at random from a zone the seat sees whole (its own hand).
+            Event::Picked { zone, piece } if defs.zones[*zone as usize].sight(seat) == Sight::All => {
+                chance.queue.push_back((0, Stated::Pick { zone: *zone, piece: *piece }));
+            }
             _ => {}
         }
     }
@@ -426,6 +430,7 @@ fn exactly(game: &Game, from: usize) -> StatedChance {
             Event::Rolled { piece, face } => Stated::Roll { piece: *piece, face: *face },
             Event::Shuffled { zone, order } => Stated::Shuffle { zone: *zone, order: order.clone() },
             Event::Random { n, value } => Stated::Random { n: *n, value: *value },
+            Event::Picked { zone, piece } => Stated::Pick { zone: *zone, piece: *piece },
             _ => continue,
         };
         chance.queue.push_back((0, stated));

@@ -87,9 +87,9 @@ pub enum EntryKind {
         /// Its arguments as written (`?` when masked).
         args: Vec<String>,
     },
-    /// `* roll|shuffle|random args...`: a chance outcome the rules produced.
+    /// `* roll|shuffle|random|pick args...`: a chance outcome the rules produced.
     Chance {
-        /// `roll`, `shuffle` or `random`.
+        /// `roll`, `shuffle`, `random` or `pick`.
         kind: String,
         /// Its arguments (`?` when masked).
         args: Vec<String>,

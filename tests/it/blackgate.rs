@@ -324,3 +324,47 @@ fn team_mode_seats_two_teams_in_turn() {
         ["cell_block", "cell_block_b", "cell_block", "cell_block_b"]
     );
 }
+
+/// The position of round 3 in a 3-player game: red, in the Cafeteria, holds a spoon and what a
+/// shovel is crafted from (2 wood, 1 metal, 1 rope); blue's beat_up card may have beaten red.
+fn cafeteria_position(beaten: bool) -> Game {
+    let beating = if beaten { "blue: play beat_up\nblue: target red\nred: after_beating keep\n" } else { "" };
+    let text = format!(
+        "[ruleset \"blackgate\"]\n[players 3]\n[seats \"red blue green\"]\n{SETUP}\n\
+         red: cautious cafeteria\nred: michel leave\n{beating}blue: end_turn\nblue: michel leave\n\
+         green: end_turn\ngreen: michel leave\n\
+         red: search\nred: steal\nred: michel leave\nblue: end_turn\nblue: michel leave\n\
+         green: end_turn\ngreen: michel leave\n"
+    );
+    let rules = blackgate(None);
+    let log = parse(&text, 0).expect("parses");
+    replay_with(&log, rules, &ReplayOptions::default())
+        .unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message))
+        .game
+}
+
+fn refused(game: &Game, line: &str) -> bool {
+    let action = game.parse_action(line).expect("an action of the rules");
+    let listed = game.legal_actions(action.seat).expect("legal").contains(&action);
+    assert_eq!(listed, game.check_legal(&action).is_ok(), "{line}: the list and the check disagree");
+    !listed
+}
+
+/// "CRAFT: You can't perform this action if you have received 1 or 2 Beatings." "DIG, Location:
+/// Cell Block": "Each of these actions can only be performed by players who are actually in the
+/// specified Place."
+#[test]
+fn a_craft_is_refused_at_one_beating_and_a_dig_outside_the_cell_block() {
+    let fresh = cafeteria_position(false);
+    assert!(!refused(&fresh, "red: craft shovel"), "the Cafeteria allows crafting");
+    assert!(refused(&fresh, "red: dig spoon"), "no digging in the Cafeteria");
+    let beaten = cafeteria_position(true);
+    assert_eq!(counter(&beaten, "beatings.red"), 1);
+    assert!(refused(&beaten, "red: craft shovel"), "no crafting with 1 beating");
+    assert!(refused(&beaten, "red: dig spoon"));
+    // What is still allowed: a move, and searching again.
+    assert!(!refused(&beaten, "red: move"));
+    assert!(!refused(&beaten, "red: search"));
+}
+
+const SETUP: &str = "* shuffle search_deck wood_1 wood_2 metal_1 beat_up_1 cap_1 cap_2 tattoo_1 tattoo_2 tattoo_3 rope_1 wood_3 bandana_1 bandana_2 bandana_3 bandana_4 tattoo_4 cap_3 cap_4 chain_1 chain_2 chain_3 chain_4 sunglasses_1 sunglasses_2 sunglasses_3 sunglasses_4 bracelet_1 bracelet_2 bracelet_3 bracelet_4 shiv_1 shiv_2 shiv_3 shiv_4 shiv_5 club_1 club_2 club_3 club_4 club_5 razor_1 razor_2 razor_3 razor_4 wood_4 wood_5 wood_6 wood_7 wood_8 metal_2 metal_3 metal_4 metal_5 metal_6 metal_7 metal_8 rope_2 rope_3 rope_4 rope_5 rope_6 phone_1 phone_2 phone_3 watch_1 watch_2 watch_3 watch_4 beat_up_2 beat_up_3 redeal_1 redeal_2 windfall_1 windfall_2 windfall_3 solitary_1 solitary_2\n* shuffle background_deck background_1 background_2 background_3 background_4 background_5 background_6 background_7 background_8 background_9 background_10 background_11 background_12 background_13 background_14 background_15 background_16 background_17 background_18\n* shuffle michel_deck michel_card_1 michel_card_2 michel_card_3 michel_card_4 michel_card_5 michel_card_6 michel_card_7 michel_card_8 michel_card_9 michel_card_10 michel_card_11 michel_card_12";

@@ -368,3 +368,13 @@ fn a_craft_is_refused_at_one_beating_and_a_dig_outside_the_cell_block() {
 }
 
 const SETUP: &str = "* shuffle search_deck wood_1 wood_2 metal_1 beat_up_1 cap_1 cap_2 tattoo_1 tattoo_2 tattoo_3 rope_1 wood_3 bandana_1 bandana_2 bandana_3 bandana_4 tattoo_4 cap_3 cap_4 chain_1 chain_2 chain_3 chain_4 sunglasses_1 sunglasses_2 sunglasses_3 sunglasses_4 bracelet_1 bracelet_2 bracelet_3 bracelet_4 shiv_1 shiv_2 shiv_3 shiv_4 shiv_5 club_1 club_2 club_3 club_4 club_5 razor_1 razor_2 razor_3 razor_4 wood_4 wood_5 wood_6 wood_7 wood_8 metal_2 metal_3 metal_4 metal_5 metal_6 metal_7 metal_8 rope_2 rope_3 rope_4 rope_5 rope_6 phone_1 phone_2 phone_3 watch_1 watch_2 watch_3 watch_4 beat_up_2 beat_up_3 redeal_1 redeal_2 windfall_1 windfall_2 windfall_3 solitary_1 solitary_2\n* shuffle background_deck background_1 background_2 background_3 background_4 background_5 background_6 background_7 background_8 background_9 background_10 background_11 background_12 background_13 background_14 background_15 background_16 background_17 background_18\n* shuffle michel_deck michel_card_1 michel_card_2 michel_card_3 michel_card_4 michel_card_5 michel_card_6 michel_card_7 michel_card_8 michel_card_9 michel_card_10 michel_card_11 michel_card_12";
+
+/// Determinism: the same seed and the same agents give the same game, event for event.
+#[test]
+fn the_same_seed_gives_the_same_game() {
+    let rules = blackgate(Some("team"));
+    let (a, b) = (play(&rules, 4, "heuristic", 21), play(&rules, 4, "heuristic", 21));
+    assert!(!a.events().is_empty());
+    assert_eq!(a.events(), b.events());
+    assert_ne!(a.events(), play(&rules, 4, "heuristic", 22).events());
+}

@@ -72,6 +72,13 @@ pub enum Event {
         /// The value drawn.
         value: i64,
     },
+    /// A script took a piece of a zone at random (chance).
+    Picked {
+        /// The zone it was taken from.
+        zone: ZoneId,
+        /// The piece.
+        piece: PieceId,
+    },
     /// The clock reached a timer.
     TimerFired(u16),
     /// A script wrote a note for the log.
@@ -112,6 +119,7 @@ impl Event {
                 format!("shuffle {} [{}]", zone(z), order.iter().map(piece).collect::<Vec<_>>().join(" "))
             }
             Event::Random { n, value } => format!("random {value} of {n}"),
+            Event::Picked { zone: z, piece: p } => format!("pick {} {}", zone(z), piece(p)),
             Event::TimerFired(t) => format!("timer {}", defs.timers[*t as usize].name),
             Event::Note(text) => format!("note {text}"),
             Event::Ended(o) => format!("end {}", defs.outcomes[*o as usize].name),

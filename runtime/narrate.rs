@@ -113,6 +113,13 @@ pub fn narrate(game: &Game, seat: Option<SeatId>, events: &[Event]) -> Vec<Strin
                     out.push(format!("{} is shuffled", zone(*z)));
                 }
             }
+            Event::Picked { zone: z, piece: p } => {
+                if sees(*z, face_up[*p as usize]) {
+                    out.push(format!("{} is taken at random from {}", piece(*p), zone(*z)));
+                } else if sight(*z) != Sight::None {
+                    out.push(format!("a piece is taken at random from {}", zone(*z)));
+                }
+            }
             // A script's random draw decides something hidden, or shows in what follows.
             Event::Random { .. } | Event::Note(_) => {}
             Event::TimerFired(t) => {

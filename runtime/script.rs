@@ -135,6 +135,7 @@ fn register_view(engine: &mut Engine) {
     engine.register_type_with_name::<SeatView>("View");
     engine.register_fn("seat", |v: &mut SeatView| v.defs.seat_names[v.seat as usize].clone());
     engine.register_fn("players", |v: &mut SeatView| i64::from(v.state.borrow().players));
+    engine.register_fn("team", |v: &mut SeatView, seat: &str| -> RhaiResult<Dynamic> { team_of(&v.defs, seat) });
     engine.register_fn("seats", |v: &mut SeatView| -> Array {
         let n = v.state.borrow().players as usize;
         v.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
@@ -258,6 +259,25 @@ pub(crate) struct Scripts {
     /// The file defining each script function, to name it in errors, and the byte offset of
     /// its definition there.
     fn_file: HashMap<String, (FileId, usize)>,
+}
+
+/// `game.goto(phase)` / `game.go_to(phase)`: leave the phase once the hook returns.
+fn goto(g: &mut GameApi, phase: &str) -> RhaiResult<()> {
+    match g.defs.phase(phase) {
+        Some(p) => {
+            g.state.borrow_mut().goto = Some(p);
+            Ok(())
+        }
+        None => fail(format!("no phase named `{phase}`")),
+    }
+}
+
+/// A seat's `team` (a string), or () if it has none.
+fn team_of(defs: &Defs, seat: &str) -> RhaiResult<Dynamic> {
+    match defs.seat(seat) {
+        Some(s) => Ok(defs.seats[s as usize].team.clone().map_or(Dynamic::UNIT, Dynamic::from)),
+        None => fail(format!("no seat named `{seat}`")),
+    }
 }
 
 fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
@@ -639,15 +659,6 @@ fn register_api(engine: &mut Engine) {
     });
     // `goto` is a reserved word of Rhai, so a script cannot call it by that name: `go_to` is the
     // same function under a name scripts can write.
-    let goto = |g: &mut GameApi, phase: &str| -> RhaiResult<()> {
-        match g.defs.phase(phase) {
-            Some(p) => {
-                g.state.borrow_mut().goto = Some(p);
-                Ok(())
-            }
-            None => fail(format!("no phase named `{phase}`")),
-        }
-    };
     engine.register_fn("goto", goto);
     engine.register_fn("go_to", goto);
     engine.register_fn("end", |g: &mut GameApi, outcome: &str| -> RhaiResult<()> {
@@ -663,6 +674,10 @@ fn register_api(engine: &mut Engine) {
         Ok(())
     });
     engine.register_fn("is_over", |g: &mut GameApi| g.state.borrow().outcome.is_some());
+    // Prompts opened and not answered yet: a hook that goes on with a chain of prompts (a
+    // combat answered in turn across seats) checks that none is still waiting.
+    engine.register_fn("prompts", |g: &mut GameApi| g.state.borrow().prompts.len() as i64);
+    engine.register_fn("team", |g: &mut GameApi, seat: &str| -> RhaiResult<Dynamic> { team_of(&g.defs, seat) });
     engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.state.borrow().phase as usize].clone());
     engine.register_fn("clock", |g: &mut GameApi| g.state.borrow().clock);
     // Recorded games keep every note: their length counts as work.
@@ -678,6 +693,30 @@ fn register_api(engine: &mut Engine) {
             return fail(format!("random({n}): the range must be positive"));
         }
         g.state.borrow_mut().random(n as u64).map_err(Into::into)
+    });
+    // A piece of a zone taken at random: a chance outcome of its own (`* pick zone piece` in
+    // logs), shown in a seat's copy only if that seat saw the piece where it lay.
+    engine.register_fn("pick_random", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let picked = g.state.borrow_mut().pick_random(&g.defs, z)?;
+        Ok(picked.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
+    });
+    // The top piece of a deck to another zone; an empty deck is first made again from its
+    // discard pile, shuffled. () when both are empty.
+    engine.register_fn("draw", |g: &mut GameApi, from: &str, to: &str, refill: &str| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let (from, to, refill) = (g.zone(from)?, g.zone(to)?, g.zone(refill)?);
+        let mut s = g.state.borrow_mut();
+        if s.count(from) == 0 && s.count(refill) > 0 {
+            for p in s.pieces_in(&g.defs, refill).into_iter().rev() {
+                s.move_piece(&g.defs, p, from);
+            }
+            s.shuffle(&g.defs, from)?;
+        }
+        let Some(top) = s.top(&g.defs, from) else { return Ok(Dynamic::UNIT) };
+        s.move_piece(&g.defs, top, to);
+        Ok(Dynamic::from_int(i64::from(top)))
     });
     engine.register_fn("shuffle", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
         g.scan()?;

@@ -228,6 +228,7 @@ impl Pair {
         self.turns.0.done(&self.a, actor, taken_a.as_ref().map(|a| a.action), changes_a_turn);
         // Then B, with the chance of A's step that the seat saw (all of it while following).
         let seen_before_b = self.seen(&self.b);
+        let events_b = self.b.events().len();
         self.b.state_mut().stated =
             if follow { exactly(&self.a, events_a) } else { visible_chance(&self.a, self.seat, events_a) };
         let next_b = self.turns.1.next(&mut self.b)?;
@@ -295,7 +296,20 @@ impl Pair {
         }
         // The rules showed the seat something new: the games may rightly differ from here.
         let shown = |before: &[bool], game: &Game| before.iter().zip(self.seen(game)).any(|(b, a)| !b && a);
-        Ok(follow || (!shown(&seen_before, &self.a) && !shown(&seen_before_b, &self.b)))
+        // A pile the seat does not see whole was shuffled (a discard pile made a new deck): each
+        // game drew its own order, so what comes out of it next may rightly differ, also cards
+        // the seat saw before the shuffle.
+        let defs = &self.rules;
+        let shuffled_unseen = |game: &Game, from: usize| {
+            game.events()[from.min(game.events().len())..].iter().any(
+                |e| matches!(e, Event::Shuffled { zone, .. } if defs.zones[*zone as usize].sight(self.seat) != Sight::All),
+            )
+        };
+        Ok(follow
+            || (!shown(&seen_before, &self.a)
+                && !shown(&seen_before_b, &self.b)
+                && !shuffled_unseen(&self.a, events_a)
+                && !shuffled_unseen(&self.b, events_b)))
     }
 
     /// Puts B's piles the seat cannot see into a new order (all but a top it sees): the cards
@@ -412,6 +426,10 @@ fn visible_chance(game: &Game, seat: SeatId, from: usize) -> StatedChance {
             Event::Shuffled { zone, order } if defs.zones[*zone as usize].sight(seat) == Sight::All => {
                 chance.queue.push_back((0, Stated::Shuffle { zone: *zone, order: order.clone() }));
             }
+            // A piece taken at random from a zone the seat sees whole (its own hand).
+            Event::Picked { zone, piece } if defs.zones[*zone as usize].sight(seat) == Sight::All => {
+                chance.queue.push_back((0, Stated::Pick { zone: *zone, piece: *piece }));
+            }
             _ => {}
         }
     }
@@ -426,6 +444,7 @@ fn exactly(game: &Game, from: usize) -> StatedChance {
             Event::Rolled { piece, face } => Stated::Roll { piece: *piece, face: *face },
             Event::Shuffled { zone, order } => Stated::Shuffle { zone: *zone, order: order.clone() },
             Event::Random { n, value } => Stated::Random { n: *n, value: *value },
+            Event::Picked { zone, piece } => Stated::Pick { zone: *zone, piece: *piece },
             _ => continue,
         };
         chance.queue.push_back((0, stated));

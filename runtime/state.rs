@@ -69,6 +69,13 @@ pub enum Stated {
         /// The order.
         order: Vec<PieceId>,
     },
+    /// This piece of a zone, taken at random (`game.pick_random`).
+    Pick {
+        /// The zone.
+        zone: ZoneId,
+        /// The piece.
+        piece: PieceId,
+    },
     /// A random number in `0..n`.
     Random {
         /// The range.
@@ -507,6 +514,27 @@ impl State {
         Ok(value)
     }
 
+    /// One piece of a zone taken at random, each equally likely (or the piece the replayed log
+    /// states), recorded as a chance event naming the zone and the piece; `None` if the zone is
+    /// empty. What is done with it (a move) is up to the caller.
+    pub fn pick_random(&mut self, defs: &Defs, zone: ZoneId) -> Result<Option<PieceId>, String> {
+        let pieces = self.pieces_in(defs, zone);
+        if pieces.is_empty() {
+            return Ok(None);
+        }
+        let what = format!("pick a piece of {} at random", defs.zones[zone as usize].name);
+        let stated = self.take_stated(
+            &what,
+            |s| matches!(s, Stated::Pick { zone: z, piece } if *z == zone && pieces.contains(piece)),
+        )?;
+        let piece = match stated {
+            Some(Stated::Pick { piece, .. }) => piece,
+            _ => pieces[self.rng.below(pieces.len() as u64) as usize],
+        };
+        self.emit(Event::Picked { zone, piece });
+        Ok(Some(piece))
+    }
+
     /// Rolls a die piece: a face of its die, equally likely (or as the replayed log says).
     pub fn roll(&mut self, defs: &Defs, piece: PieceId) -> Result<i64, String> {
         let kind = &defs.kinds[defs.pieces[piece as usize].kind as usize];
@@ -576,6 +604,7 @@ fn describe_stated(s: &Stated) -> &'static str {
         Stated::Roll { .. } => "a roll",
         Stated::Shuffle { .. } => "a shuffle",
         Stated::Random { .. } => "a random number",
+        Stated::Pick { .. } => "a piece picked at random",
     }
 }
 

@@ -2,8 +2,8 @@
 //!
 //! A log is a header of tags (which rules, variants, overrides, players, seed, the rules
 //! fingerprint, the engine) and the game as it happened: each action with its seat and game
-//! time, each chance outcome (a roll, a shuffle, a random number), each timer the clock passed,
-//! comments, and the result.
+//! time, each chance outcome (a roll, a shuffle, a random number, a piece picked at random),
+//! each timer the clock passed, comments, and the result.
 //! `parse` reads the text (grammar: `schema/log.pest`), `Display` prints it canonically, and
 //! `print(parse(text))` is stable. `record` builds a log from a game, `replay` plays one back
 //! against the rules, and `seat_log` shows one seat's copy.
@@ -89,9 +89,9 @@ pub enum EntryKind {
         /// Its arguments as written (`?` when masked).
         args: Vec<String>,
     },
-    /// `* roll|shuffle|random args...`: a chance outcome the rules produced.
+    /// `* roll|shuffle|random|pick args...`: a chance outcome the rules produced.
     Chance {
-        /// `roll`, `shuffle` or `random`.
+        /// `roll`, `shuffle`, `random` or `pick`.
         kind: String,
         /// Its arguments (`?` when masked).
         args: Vec<String>,

@@ -138,7 +138,7 @@ fn line(body: &str) -> Option<Line> {
     if scan.eat(b'*') {
         scan.spaces();
         let kind = scan.word()?;
-        if !matches!(kind, "roll" | "shuffle" | "random") {
+        if !matches!(kind, "roll" | "shuffle" | "random" | "pick") {
             return None;
         }
         let args = scan.args()?;

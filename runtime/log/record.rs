@@ -70,6 +70,10 @@ pub(crate) fn entry_of(defs: &Defs, event: &Event, timed: bool) -> Option<Entry>
                 .chain(order.iter().map(|p| defs.pieces[*p as usize].name.clone()))
                 .collect(),
         },
+        Event::Picked { zone, piece } => EntryKind::Chance {
+            kind: "pick".into(),
+            args: vec![defs.zones[*zone as usize].name.clone(), defs.pieces[*piece as usize].name.clone()],
+        },
         Event::Random { n, value } => {
             EntryKind::Chance { kind: "random".into(), args: vec![n.to_string(), value.to_string()] }
         }

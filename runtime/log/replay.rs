@@ -147,6 +147,10 @@ fn stated(rules: &Rules, entry: &Entry) -> Result<Option<(usize, Stated)>, Repla
             Stated::Shuffle { zone: z, order: pieces.iter().map(|p| piece(p)).collect::<Result<_, _>>()? }
         }
         ("random", [n, value]) => Stated::Random { n: number(n)?, value: number(value)? },
+        ("pick", [zone, p]) => {
+            let z = rules.zone(zone).ok_or_else(|| ReplayError::at(line, format!("no zone named `{zone}`")))?;
+            Stated::Pick { zone: z, piece: piece(p)? }
+        }
         (kind, _) => return Err(ReplayError::at(line, format!("`* {kind}` has the wrong number of arguments"))),
     };
     Ok(Some((line, outcome)))
@@ -462,6 +466,19 @@ fn mask(rules: &Rules, game: &Game, seat: SeatId, step: &[Event], entry: &Entry)
                 let visible =
                     args.first().and_then(|d| rules.piece(d)).is_some_and(|p| can_see_piece(game, Some(seat), p));
                 if !visible && args.len() == 2 {
+                    args[1] = MASKED.into();
+                }
+            }
+            // A piece taken at random is shown to the seats that saw it where it lay.
+            "pick" => {
+                let seen = args.get(1).and_then(|p| rules.piece(p)).is_some_and(|p| {
+                    seen_before_step(rules, game, seat, step, p)
+                        || args
+                            .first()
+                            .and_then(|z| rules.zone(z))
+                            .is_some_and(|z| rules.zones[z as usize].sight(seat) == Sight::All)
+                });
+                if !seen && args.len() == 2 {
                     args[1] = MASKED.into();
                 }
             }

@@ -8,6 +8,7 @@
 //! named `it__<module>__<test>.snap`.
 
 mod balance;
+mod blackgate;
 mod board_graph;
 mod check;
 mod cli;

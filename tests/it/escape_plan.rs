@@ -234,3 +234,91 @@ fn no_seat_learns_another_seats_secrets() {
     }
     assert!(informative > 20, "{informative} informative steps");
 }
+
+/// The score pad of README.md ("Schlusswertung", stand-in values), computed here from the final
+/// state independently of the scripts.
+fn expected_score(game: &Game, seat: &str) -> i64 {
+    let plan = pieces(game, &format!("plan.{seat}"))[0].clone();
+    let mut score = counter(game, &format!("money.{seat}"));
+    for group in ["blue", "purple", "red"] {
+        score += counter(game, &format!("loot_{group}.{seat}")) * prop(game, &plan, group);
+    }
+    score += pieces(game, &format!("loot.{seat}")).iter().map(|p| prop(game, p, "value")).sum::<i64>();
+    let assets = pieces(game, &format!("assets.{seat}"));
+    score += 2 * assets.iter().filter(|a| a.starts_with("adv_") && prop(game, a, "state") == 2).count() as i64;
+    let contacts = pieces(game, &format!("board.{seat}"))
+        .iter()
+        .filter(|c| ["lookout", "bruiser", "insider", "informant", "medic", "fence"].iter().any(|k| c.starts_with(k)))
+        .count();
+    score += [0, 2, 5, 10, 15, 25][contacts.min(5)];
+    score -= 3 * counter(game, &format!("wounds.{seat}"));
+    score -= 5 * pieces(game, &format!("cuffs.{seat}")).len() as i64;
+    score -= counter(game, &format!("notoriety.{seat}"));
+    score
+}
+
+/// "Entkommen": an escape pays the exit cost (14 for three players); a robber who cannot pay the
+/// exit cost or the 3 per turn once someone is out is arrested; only escapees score, and the
+/// winner has the best score, then the most money, the least notoriety, the fewest wounds
+/// ("Gleichstandsbrecher"), or the win is shared.
+#[test]
+fn escapes_arrests_scores_and_tie_breakers_follow_the_aid() {
+    let rules = rules();
+    let mut escapes = 0;
+    let mut arrests = 0;
+    for (agent, seed) in [("heuristic", 11u64), ("heuristic", 12), ("random", 13), ("random", 14), ("random", 15)] {
+        let seats = &SEATS[..3];
+        let mut before: Vec<(String, i64)> = vec![(String::new(), 0); 3];
+        let game = play(&rules, 3, agent, seed, |g| {
+            for (i, seat) in seats.iter().enumerate() {
+                let zone = zone_of(g, &format!("robber_{seat}"));
+                let money = counter(g, &format!("money.{seat}"));
+                let (was, had) = before[i].clone();
+                if was == "figures" && zone == "escaped" {
+                    if had < 14 || money != had - 14 {
+                        return Err(format!("{seat} escaped with {had}, left with {money}"));
+                    }
+                    escapes += 1;
+                }
+                if was == "figures" && zone == "jail" && g.phase() == "actions" {
+                    if had >= 14 {
+                        return Err(format!("{seat} arrested with {had} in hand"));
+                    }
+                    arrests += 1;
+                }
+                before[i] = (zone, money);
+            }
+            Ok(())
+        });
+        let mut best: Option<(i64, i64, i64, i64)> = None;
+        let mut winners = vec![];
+        for seat in seats {
+            if zone_of(&game, &format!("robber_{seat}")) != "escaped" {
+                assert_eq!(counter(&game, &format!("score.{seat}")), 0, "{seat} arrested scores nothing");
+                continue;
+            }
+            let score = expected_score(&game, seat);
+            assert_eq!(counter(&game, &format!("score.{seat}")), score, "{agent} seed {seed}: {seat}'s score");
+            let key = (
+                score,
+                counter(&game, &format!("money.{seat}")),
+                -counter(&game, &format!("notoriety.{seat}")),
+                -counter(&game, &format!("wounds.{seat}")),
+            );
+            if best.is_none_or(|b| key > b) {
+                best = Some(key);
+                winners = vec![seat.to_string()];
+            } else if best == Some(key) {
+                winners.push(seat.to_string());
+            }
+        }
+        let expected = match winners.len() {
+            0 => "nobody".to_string(),
+            1 => winners[0].clone(),
+            _ => "shared".to_string(),
+        };
+        assert_eq!(game.outcome(), Some(expected.as_str()), "{agent} seed {seed}");
+    }
+    assert!(escapes >= 6, "only {escapes} escapes");
+    eprintln!("{escapes} escapes, {arrests} arrests during play");
+}

@@ -322,3 +322,19 @@ fn escapes_arrests_scores_and_tie_breakers_follow_the_aid() {
     assert!(escapes >= 6, "only {escapes} escapes");
     eprintln!("{escapes} escapes, {arrests} arrests during play");
 }
+
+/// The same seed and agents give the same game, event for event; another seed another game.
+#[test]
+fn the_same_seed_gives_the_same_game() {
+    let rules = rules();
+    let recorded = |seed: u64| {
+        let mut game = Game::recorded(rules.clone(), 3, seed).expect("start");
+        let mut agents = agents_for(&rules, "random", 3, seed).expect("agents");
+        play_out_observed(&mut game, &mut agents, 5_000, &mut |_| Ok(())).expect("plays to the end");
+        game
+    };
+    let (a, b, c) = (recorded(21), recorded(21), recorded(22));
+    assert!(a.is_over() && !a.events().is_empty());
+    assert_eq!(a.events(), b.events());
+    assert_ne!(a.events(), c.events());
+}

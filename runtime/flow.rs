@@ -71,12 +71,16 @@ impl Game {
         stated: StatedChance,
     ) -> Result<Game, Error> {
         let (lo, hi) = rules.players;
-        if players < lo || players > hi {
-            return Err(Error::Input(format!(
-                "{} is played by {} players, not {players}",
-                rules.name,
-                if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") }
-            )));
+        if players < lo || players > hi || rules.excluded_players.contains(&players) {
+            let counts: Vec<String> =
+                (lo..=hi).filter(|n| !rules.excluded_players.contains(n)).map(|n| n.to_string()).collect();
+            let counts = match counts.as_slice() {
+                [one] => one.clone(),
+                _ if rules.excluded_players.is_empty() => format!("{lo} to {hi}"),
+                [first @ .., last] => format!("{} or {last}", first.join(", ")),
+                [] => String::new(),
+            };
+            return Err(Error::Input(format!("{} is played by {counts} players, not {players}", rules.name)));
         }
         let mut state = State::initial(&rules, players, seed);
         state.recording = recording;

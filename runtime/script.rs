@@ -1353,6 +1353,8 @@ impl Scripts {
                 out
             }
         "#;
+        // The probe runs zone by zone (counters with the first), so that a large ruleset stays
+        // within the scripts' limit on the size of an array.
         let ast = self.engine.compile(PROBE).map_err(|e| Error::Input(format!("view probe: {e}")))?;
         self.cell.borrow_mut().copy_for_scratch(state);
         let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
@@ -1366,13 +1368,18 @@ impl Scripts {
         props.sort();
         props.dedup();
         let counters: Vec<ImmutableString> = self.defs.counters.iter().map(|c| c.name.as_str().into()).collect();
-        let args = (view, names(&self.defs.zone_names), names(&counters), names(&props));
-        let options = CallFnOptions::new().eval_ast(false);
-        let out = self
-            .engine
-            .call_fn_with_options::<Array>(options, &mut Scope::new(), &ast, "probe", args)
-            .map_err(|e| Error::Input(format!("view probe: {e}")))?;
-        Ok(out.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "))
+        let mut text = Vec::new();
+        for (i, zone) in self.defs.zone_names.iter().enumerate() {
+            let counters = if i == 0 { names(&counters) } else { Array::new() };
+            let args = (view.clone(), names(std::slice::from_ref(zone)), counters, names(&props));
+            let options = CallFnOptions::new().eval_ast(false);
+            let out = self
+                .engine
+                .call_fn_with_options::<Array>(options, &mut Scope::new(), &ast, "probe", args)
+                .map_err(|e| Error::Input(format!("view probe: {e}")))?;
+            text.extend(out.iter().map(|v| v.to_string()));
+        }
+        Ok(text.join(" "))
     }
 
     /// Runs a hook whose return value does not matter.

@@ -71,9 +71,12 @@ pub struct SecrecyReport {
 pub fn check_secrecy(rules: Rc<Rules>, options: &SecrecyOptions) -> Result<SecrecyReport, Error> {
     let mut report = SecrecyReport::default();
     let (lo, hi) = rules.players;
+    // The player counts the rules allow, taken in turn.
+    let counts: Vec<u8> = (lo..=hi).filter(|n| !rules.excluded_players.contains(n)).collect();
+    let kinds = counts.len().max(1) as u64;
     for i in 0..options.pairs {
-        let players = options.players.unwrap_or(lo + (i % u64::from(hi - lo + 1)) as u8);
-        let seat = (i / u64::from(hi - lo + 1) % u64::from(players)) as SeatId;
+        let players = options.players.unwrap_or(counts.get((i % kinds) as usize).copied().unwrap_or(lo));
+        let seat = (i / kinds % u64::from(players)) as SeatId;
         let pair_seed = Rng::derive_seed(options.seed, i);
         // Apart from the start, or from a shared prefix: drawn from the pair's seed, so that
         // every seat and player count gets both kinds.

@@ -306,6 +306,7 @@ impl Merged {
             g.name = game.name.or(g.name.take());
             g.about = game.about.or(g.about.take());
             g.players = game.players.or(g.players.take());
+            g.excluded_players = game.excluded_players.or(g.excluded_players.take());
             g.scripts = game.scripts.or(g.scripts.take());
             g.start = game.start.or(g.start.take());
             g.pace = game.pace.or(g.pace.take());
@@ -523,6 +524,17 @@ impl Loader<'_> {
                 .err(gf, p.span.clone(), "player count out of range")
                 .expected(format!("between 1 and the {seat_count} declared seats"));
             self.push(d);
+        }
+
+        if let Some(excluded) = &m.game.excluded_players {
+            let (lo, hi) = self.defs.players;
+            if excluded.value.iter().any(|&n| n < lo || n > hi) || (lo..=hi).all(|n| excluded.value.contains(&n)) {
+                let d = self
+                    .err(gf, excluded.span.clone(), "excluded player counts must lie within `players` and leave one")
+                    .expected(format!("counts from {lo} to {hi}, not all of them"));
+                self.push(d);
+            }
+            self.defs.excluded_players = excluded.value.clone();
         }
 
         for (i, (name, (file, o))) in m.outcomes.iter().enumerate() {

@@ -89,6 +89,8 @@ pub struct Defs {
     pub sources: Sources,
     /// Allowed player counts, inclusive.
     pub players: (u8, u8),
+    /// Counts within `players` that are not allowed (`[game] excluded_players`).
+    pub excluded_players: Vec<u8>,
     /// Seats in turn order.
     pub seats: Vec<SeatDef>,
     /// Ways the game can end.

@@ -154,6 +154,8 @@ pub struct RawGame {
     pub about: Option<String>,
     /// Player counts the rules allow: one number, or `[min, max]`.
     pub players: Option<Located<Players>>,
+    /// Counts within `players` that the rules do not allow (a team game for 4 or 6: `[5]`).
+    pub excluded_players: Option<Located<Vec<u8>>>,
     /// Rhai files with the phase logic, relative to the ruleset folder, compiled in this order.
     pub scripts: Option<Vec<Name>>,
     /// The phase the game starts in.

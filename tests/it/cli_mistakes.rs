@@ -186,3 +186,11 @@ fn bookkeeping_properties_are_kept_off_the_screen() {
         assert!(!out.contains(bookkeeping), "{bookkeeping} shown:\n{out}");
     }
 }
+
+#[test]
+fn a_player_count_the_rules_exclude_is_refused() {
+    // Team mode is for two even teams: `players = [4, 6]` with `excluded_players = [5]`.
+    let (ok, _, err) = tabula(&["sim", "blackgate", "--variant", "team", "--players", "5", "--games", "1"], "");
+    assert!(!ok, "five players were seated in two teams");
+    assert!(err.contains("Dig Your Way Out is played by 4 or 6 players, not 5"), "{err}");
+}

@@ -18,6 +18,7 @@ mod common;
 mod dice_race;
 mod docs;
 mod east_berlin_scenarios;
+mod escape_plan;
 mod example_logs;
 mod features;
 mod hot_reload;

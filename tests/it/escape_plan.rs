@@ -1,0 +1,340 @@
+//! Escape Plan: random and heuristic playouts of every player count end after day 3 with the
+//! engine's invariants and the game's own kept after every action (no two officers of one unit
+//! on a tile, none on the hospital's tile, no board over its slots, Sandra never at an open route
+//! on days 1-2); every tile laid touches 2 tiles with a terrain continuing; exactly one route is
+//! open on day 3; day 1 reverses the player order; and no seat learns another's hidden cards
+//! (information-set check at several player counts). Citations refer to the German player aid.
+
+use std::rc::Rc;
+
+use tabula::secrecy::{SecrecyOptions, check_secrecy};
+use tabula::sim::{agents_for, play_out_observed};
+use tabula::{Error, Game, LoadOptions, Rules};
+
+fn rules() -> Rc<Rules> {
+    Rc::new(tabula::load("rulesets/escape-plan", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn counter(game: &Game, name: &str) -> i64 {
+    game.state().counter(game.rules().counter(name).unwrap_or_else(|| panic!("no counter {name}")))
+}
+
+fn prop(game: &Game, piece: &str, name: &str) -> i64 {
+    let rules = game.rules();
+    let id = rules.piece(piece).unwrap_or_else(|| panic!("no piece {piece}"));
+    game.state().prop(rules.prop_slot(id, name).unwrap_or_else(|| panic!("{piece} has no {name}")))
+}
+
+fn zone_of(game: &Game, piece: &str) -> String {
+    let rules = game.rules();
+    let id = rules.piece(piece).unwrap_or_else(|| panic!("no piece {piece}"));
+    rules.zones[game.state().zone_of(id) as usize].name.clone()
+}
+
+fn pieces(game: &Game, zone: &str) -> Vec<String> {
+    let rules = game.rules();
+    let z = rules.zone(zone).unwrap_or_else(|| panic!("no zone {zone}"));
+    game.state().pieces_in(rules, z).into_iter().map(|p| rules.pieces[p as usize].name.clone()).collect()
+}
+
+/// The piece a piece-valued property names (stored as its id, -1 for none).
+fn target(game: &Game, piece: &str, name: &str) -> Option<String> {
+    let v = prop(game, piece, name);
+    (v >= 0).then(|| game.rules().pieces[v as usize].name.clone())
+}
+
+const SEATS: [&str; 5] = ["red", "blue", "green", "yellow", "purple"];
+
+/// The rules of the aid that must hold at every moment.
+fn game_invariants(game: &Game) -> Result<(), String> {
+    // "Keine gleichfarbige Polizisten auf einem Städteplättchen", "Keine Polizisten auf dem
+    // Krankenhaus-Stadtplättchen".
+    let hospital = target(game, "hospital", "tile");
+    let mut seen = std::collections::HashSet::new();
+    for officer in pieces(game, "streets") {
+        let at = target(game, &officer, "at").ok_or(format!("{officer} stands nowhere"))?;
+        if Some(&at) == hospital.as_ref() && zone_of(game, &at) == "city" {
+            return Err(format!("{officer} on the hospital's tile"));
+        }
+        if !seen.insert((at.clone(), prop(game, &officer, "unit"))) {
+            return Err(format!("two officers of {officer}'s unit on {at}"));
+        }
+    }
+    for seat in &SEATS[..game.players() as usize] {
+        // Contacts, equipment and fixers never take more slots than the 5 of a board less
+        // those of handcuff cards ("Handschellenkarten").
+        let board = pieces(game, &format!("board.{seat}")).len();
+        let cuffs = pieces(game, &format!("cuffs.{seat}")).len();
+        if board + cuffs.min(5) > 5 {
+            return Err(format!("{seat}'s board holds {board} cards and tiles and {cuffs} handcuffs"));
+        }
+    }
+    // "Ignoriere Fluchtwegkarten für offene Fluchtwege an Tag 1 und 2".
+    if game.players() == 2 && counter(game, "day") < 3 {
+        let at = target(game, "sandra", "at").ok_or("Sandra stands nowhere")?;
+        if at.starts_with("route_") && prop(game, &at, "sealed") == 0 {
+            return Err(format!("Sandra at the open route {at} on day {}", counter(game, "day")));
+        }
+    }
+    Ok(())
+}
+
+fn play(
+    rules: &Rc<Rules>,
+    players: u8,
+    agent: &str,
+    seed: u64,
+    mut check: impl FnMut(&Game) -> Result<(), String>,
+) -> Game {
+    let mut game = Game::new(rules.clone(), players, seed).expect("start");
+    let mut agents = agents_for(rules, agent, players, seed).expect("agents");
+    play_out_observed(&mut game, &mut agents, 5_000, &mut |g| {
+        g.state().check_invariants(rules).map_err(Error::Input)?;
+        game_invariants(g).map_err(Error::Input)?;
+        check(g).map_err(Error::Input)
+    })
+    .unwrap_or_else(|e| panic!("{players} players, {agent}, seed {seed}: {e}"));
+    game
+}
+
+#[test]
+fn every_player_count_plays_three_days_to_the_end() {
+    let rules = rules();
+    let mut escapes = 0;
+    for players in 1..=5u8 {
+        for agent in ["random", "heuristic"] {
+            for seed in 0..2 {
+                let game = play(&rules, players, agent, seed, |_| Ok(()));
+                let outcome = game.outcome().expect("the game ended").to_string();
+                assert_eq!(counter(&game, "day"), 3, "{outcome}");
+                for seat in &SEATS[..players as usize] {
+                    let z = zone_of(&game, &format!("robber_{seat}"));
+                    assert!(z == "escaped" || z == "jail", "{seat} still in {z} after day 3");
+                    if z == "escaped" {
+                        escapes += 1;
+                    }
+                }
+                // Only an escaped robber can win.
+                if SEATS.contains(&outcome.as_str()) {
+                    assert_eq!(zone_of(&game, &format!("robber_{outcome}")), "escaped");
+                } else {
+                    assert!(outcome == "shared" || outcome == "nobody", "{outcome}");
+                }
+                assert_eq!(zone_of(&game, "sandra") == "figures", players == 2, "Sandra plays only with two");
+            }
+        }
+    }
+    assert!(escapes > 10, "only {escapes} escapes in 20 games");
+}
+
+/// "[3] Stadt": every option offered touches at least 2 laid tiles, and a side continues the
+/// tile's terrain (unless no free space does, see README); some spaces are refused.
+#[test]
+fn tiles_are_laid_against_two_tiles_with_a_terrain_continuing() {
+    let rules = rules();
+    let mut lays = 0;
+    let mut refused = 0;
+    for (players, seed) in [(1u8, 3u64), (3, 4), (5, 5)] {
+        play(&rules, players, "random", seed, |g| {
+            let Some(p) = g.prompt() else { return Ok(()) };
+            if rules.actions[p.action as usize].name != "lay" {
+                return Ok(());
+            }
+            let tile = pieces(g, "offer").first().cloned().ok_or("nothing to lay")?;
+            let terrain = prop(g, &tile, "terrain");
+            let laid: Vec<(i64, i64, i64)> =
+                pieces(g, "city").iter().map(|t| (prop(g, t, "x"), prop(g, t, "y"), prop(g, t, "terrain"))).collect();
+            let relaxed = counter(g, "relaxed") == 1;
+            let options = tabula::view::describe_options(g, p.seat);
+            for x in -4..=5i64 {
+                for y in -4..=5i64 {
+                    let free = !laid.iter().any(|&(a, b, _)| a == x && b == y);
+                    let around = laid
+                        .iter()
+                        .filter(|&&(a, b, _)| (a - x).abs() <= 1 && (b - y).abs() <= 1 && (a, b) != (x, y))
+                        .count();
+                    let side: Vec<_> = laid.iter().filter(|&&(a, b, _)| (a - x).abs() + (b - y).abs() == 1).collect();
+                    let continues = side.iter().any(|&&(_, _, t)| t == terrain);
+                    let fits = free && around >= 2 && if relaxed { !side.is_empty() } else { continues };
+                    let offered = options.iter().any(|o| o.ends_with(&format!("lay {x} {y}")));
+                    if offered != fits {
+                        return Err(format!("{tile} at ({x}, {y}): offered {offered}, fits {fits}"));
+                    }
+                    if free && around >= 1 && !fits {
+                        refused += 1;
+                    }
+                }
+            }
+            lays += 1;
+            Ok(())
+        });
+    }
+    // 12 tiles in each of 3 games; the first lay of a game is its first decision, taken before
+    // the observer is first called.
+    assert_eq!(lays, 33, "12 tiles laid in each of 3 games");
+    assert!(refused > 36, "too few refused spaces: {refused}");
+}
+
+/// "[2] Streife": a route with both its patrol cards is sealed; exactly one stays open on day 3
+/// (the approximation of README.md); day 1 reverses the player order ("[4]").
+#[test]
+fn one_route_stays_open_and_day_one_reverses_the_order() {
+    let rules = rules();
+    for seed in 0..4 {
+        let mut checked_order = false;
+        let mut checked_routes = false;
+        play(&rules, 3, "heuristic", seed, |g| {
+            if g.phase() == "actions" && counter(g, "day") == 1 && !checked_order {
+                let order: Vec<i64> =
+                    ["red", "blue", "green"].iter().map(|s| counter(g, &format!("order.{s}"))).collect();
+                if order != vec![2, 1, 0] {
+                    return Err(format!("day 1 order {order:?}"));
+                }
+                checked_order = true;
+            }
+            if g.phase() == "actions" && counter(g, "day") == 3 {
+                let open: Vec<_> = (1..=3).filter(|r| prop(g, &format!("route_{r}"), "sealed") == 0).collect();
+                let slots = pieces(g, "slots");
+                for r in 1..=3 {
+                    let cards = slots.iter().filter(|c| c.starts_with(&format!("patrol_{r}_"))).count();
+                    if (cards == 2) != (prop(g, &format!("route_{r}"), "sealed") == 1) {
+                        return Err(format!(
+                            "route {r}: {cards} cards, sealed {}",
+                            prop(g, &format!("route_{r}"), "sealed")
+                        ));
+                    }
+                }
+                if open.len() != 1 {
+                    return Err(format!("open routes on day 3: {open:?}"));
+                }
+                checked_routes = true;
+            }
+            Ok(())
+        });
+        assert!(checked_order && checked_routes, "seed {seed}");
+    }
+}
+
+/// No seat sees another's Escape Plan card, money, or the face-down stacks and decks: the
+/// information-set check of tabula::secrecy at one, two (Sandra) and five players.
+#[test]
+fn no_seat_learns_another_seats_secrets() {
+    // Most chance of the game is shown at once (tiles of the offer, officers, contact cards), and
+    // a pair's comparison stops there: each count gives few informative steps, all together more.
+    let mut informative = 0;
+    for players in [1u8, 2, 3, 5] {
+        let report = check_secrecy(
+            rules(),
+            &SecrecyOptions { pairs: 8, players: Some(players), max_steps: 150, ..SecrecyOptions::default() },
+        )
+        .unwrap_or_else(|e| panic!("{players} players: {e}"));
+        eprintln!("{players} players: {report:?}");
+        assert!(report.steps_hidden_apart >= 1, "{players} players: {report:?}");
+        informative += report.steps_hidden_apart;
+    }
+    assert!(informative > 20, "{informative} informative steps");
+}
+
+/// The score pad of README.md ("Schlusswertung", stand-in values), computed here from the final
+/// state independently of the scripts.
+fn expected_score(game: &Game, seat: &str) -> i64 {
+    let plan = pieces(game, &format!("plan.{seat}"))[0].clone();
+    let mut score = counter(game, &format!("money.{seat}"));
+    for group in ["blue", "purple", "red"] {
+        score += counter(game, &format!("loot_{group}.{seat}")) * prop(game, &plan, group);
+    }
+    score += pieces(game, &format!("loot.{seat}")).iter().map(|p| prop(game, p, "value")).sum::<i64>();
+    let assets = pieces(game, &format!("assets.{seat}"));
+    score += 2 * assets.iter().filter(|a| a.starts_with("adv_") && prop(game, a, "state") == 2).count() as i64;
+    let contacts = pieces(game, &format!("board.{seat}"))
+        .iter()
+        .filter(|c| ["lookout", "bruiser", "insider", "informant", "medic", "fence"].iter().any(|k| c.starts_with(k)))
+        .count();
+    score += [0, 2, 5, 10, 15, 25][contacts.min(5)];
+    score -= 3 * counter(game, &format!("wounds.{seat}"));
+    score -= 5 * pieces(game, &format!("cuffs.{seat}")).len() as i64;
+    score -= counter(game, &format!("notoriety.{seat}"));
+    score
+}
+
+/// "Entkommen": an escape pays the exit cost (14 for three players); a robber who cannot pay the
+/// exit cost or the 3 per turn once someone is out is arrested; only escapees score, and the
+/// winner has the best score, then the most money, the least notoriety, the fewest wounds
+/// ("Gleichstandsbrecher"), or the win is shared.
+#[test]
+fn escapes_arrests_scores_and_tie_breakers_follow_the_aid() {
+    let rules = rules();
+    let mut escapes = 0;
+    let mut arrests = 0;
+    for (agent, seed) in [("heuristic", 11u64), ("heuristic", 12), ("random", 13), ("random", 14), ("random", 15)] {
+        let seats = &SEATS[..3];
+        let mut before: Vec<(String, i64)> = vec![(String::new(), 0); 3];
+        let game = play(&rules, 3, agent, seed, |g| {
+            for (i, seat) in seats.iter().enumerate() {
+                let zone = zone_of(g, &format!("robber_{seat}"));
+                let money = counter(g, &format!("money.{seat}"));
+                let (was, had) = before[i].clone();
+                if was == "figures" && zone == "escaped" {
+                    if had < 14 || money != had - 14 {
+                        return Err(format!("{seat} escaped with {had}, left with {money}"));
+                    }
+                    escapes += 1;
+                }
+                if was == "figures" && zone == "jail" && g.phase() == "actions" {
+                    if had >= 14 {
+                        return Err(format!("{seat} arrested with {had} in hand"));
+                    }
+                    arrests += 1;
+                }
+                before[i] = (zone, money);
+            }
+            Ok(())
+        });
+        let mut best: Option<(i64, i64, i64, i64)> = None;
+        let mut winners = vec![];
+        for seat in seats {
+            if zone_of(&game, &format!("robber_{seat}")) != "escaped" {
+                assert_eq!(counter(&game, &format!("score.{seat}")), 0, "{seat} arrested scores nothing");
+                continue;
+            }
+            let score = expected_score(&game, seat);
+            assert_eq!(counter(&game, &format!("score.{seat}")), score, "{agent} seed {seed}: {seat}'s score");
+            let key = (
+                score,
+                counter(&game, &format!("money.{seat}")),
+                -counter(&game, &format!("notoriety.{seat}")),
+                -counter(&game, &format!("wounds.{seat}")),
+            );
+            if best.is_none_or(|b| key > b) {
+                best = Some(key);
+                winners = vec![seat.to_string()];
+            } else if best == Some(key) {
+                winners.push(seat.to_string());
+            }
+        }
+        let expected = match winners.len() {
+            0 => "nobody".to_string(),
+            1 => winners[0].clone(),
+            _ => "shared".to_string(),
+        };
+        assert_eq!(game.outcome(), Some(expected.as_str()), "{agent} seed {seed}");
+    }
+    assert!(escapes >= 6, "only {escapes} escapes");
+    eprintln!("{escapes} escapes, {arrests} arrests during play");
+}
+
+/// The same seed and agents give the same game, event for event; another seed another game.
+#[test]
+fn the_same_seed_gives_the_same_game() {
+    let rules = rules();
+    let recorded = |seed: u64| {
+        let mut game = Game::recorded(rules.clone(), 3, seed).expect("start");
+        let mut agents = agents_for(&rules, "random", 3, seed).expect("agents");
+        play_out_observed(&mut game, &mut agents, 5_000, &mut |_| Ok(())).expect("plays to the end");
+        game
+    };
+    let (a, b, c) = (recorded(21), recorded(21), recorded(22));
+    assert!(a.is_over() && !a.events().is_empty());
+    assert_eq!(a.events(), b.events());
+    assert_ne!(a.events(), c.events());
+}

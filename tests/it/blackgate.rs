@@ -378,3 +378,77 @@ fn the_same_seed_gives_the_same_game() {
     assert_eq!(a.events(), b.events());
     assert_ne!(a.events(), play(&rules, 4, "heuristic", 22).events());
 }
+
+/// The setup of [`SETUP`] with the Search deck's top cards (the starting hands, red's first)
+/// and the Michel deck's top cards given: the rest follow in [`SETUP`]'s order.
+fn setup_with(search_top: &[&str], michel_top: &[&str]) -> String {
+    let reorder = |line: &str, top: &[&str]| {
+        let words: Vec<&str> = line.split(' ').collect();
+        let (head, cards) = words.split_at(3);
+        let rest = cards.iter().filter(|c| !top.contains(c));
+        head.iter().chain(top).chain(rest).copied().collect::<Vec<_>>().join(" ")
+    };
+    let lines: Vec<&str> = SETUP.lines().collect();
+    format!("{}\n{}\n{}", reorder(lines[0], search_top), lines[1], reorder(lines[2], michel_top))
+}
+
+/// The game a log's text replays to.
+fn replayed(text: &str, variant: Option<&str>) -> Game {
+    let log = parse(text, 0).expect("parses");
+    replay_with(&log, blackgate(variant), &ReplayOptions::default())
+        .unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message))
+        .game
+}
+
+/// Whether `seat` is asked something now, and exactly the given lines are its options.
+fn assert_offered(game: &Game, seat: u8, lines: &[&str]) {
+    assert_eq!(game.prompt().map(|p| p.seat), Some(seat), "seat {seat} is asked");
+    let mut listed = game.legal_actions(seat).expect("legal");
+    let mut expected: Vec<_> = lines.iter().map(|l| game.parse_action(l).expect(l)).collect();
+    listed.sort_by_key(|a| format!("{a:?}"));
+    expected.sort_by_key(|a| format!("{a:?}"));
+    assert_eq!(listed, expected);
+}
+
+fn zone_of(game: &Game, piece: &str) -> String {
+    let rules = game.rules();
+    let z = game.state().zone_of(rules.piece(piece).expect("piece"));
+    rules.zones[z as usize].name.clone()
+}
+
+/// "JOIN A GANG" (Triad: "ALL", 3 different accessories): with 4 different accessories in hand,
+/// red chooses the 3 it gives, one at a time, each one not given yet; the fourth stays in hand.
+#[test]
+fn joining_a_gang_of_any_accessories_lets_the_player_choose_them() {
+    let setup = setup_with(
+        &["bandana_1", "tattoo_1", "cap_1", "shiv_1", "club_1", "rope_1", "wood_1", "wood_2", "metal_1", "chain_1"],
+        &[],
+    );
+    let head = format!("[ruleset \"blackgate\"]\n[players 3]\n[seats \"red blue green\"]\n{setup}\nred: search\n");
+    let joined = replayed(&format!("{head}red: join triad\n"), None);
+    let all = ["bandana", "tattoo", "cap", "chain"].map(|a| format!("red: pay triad {a}"));
+    assert_offered(&joined, 0, &all.iter().map(String::as_str).collect::<Vec<_>>());
+    // After the chain: the three others, never the chain again.
+    let one = replayed(&format!("{head}red: join triad\nred: pay triad chain\n"), None);
+    assert!(refused(&one, "red: pay triad chain"));
+    assert_offered(&one, 0, &["red: pay triad bandana", "red: pay triad tattoo", "red: pay triad cap"]);
+    let game = replayed(
+        &format!("{head}red: join triad\nred: pay triad chain\nred: pay triad tattoo\nred: pay triad bandana\n"),
+        None,
+    );
+    // The join is over: the turn's two actions are spent, the end of the turn asks about Michel(le).
+    assert_offered(&game, 0, &["red: michel roll", "red: michel leave"]);
+    assert_eq!(zone_of(&game, "triad_1"), "gang.red");
+    assert_eq!(zone_of(&game, "cap_1"), "hand.red", "the accessory not chosen stays in hand");
+    for given in ["chain_1", "tattoo_1", "bandana_1"] {
+        assert_eq!(zone_of(&game, given), "search_discard");
+    }
+    assert_eq!(counter(&game, "actions_left"), 0, "one action for the search, one for the join");
+    // A gang of named accessories asks nothing: Cartel takes the tattoo and the bracelet.
+    let setup = setup_with(&["tattoo_1", "bracelet_1", "cap_1"], &[]);
+    let text = format!("[ruleset \"blackgate\"]\n[players 3]\n[seats \"red blue green\"]\n{setup}\nred: join cartel\n");
+    let cartel = replayed(&text, None);
+    assert!(cartel.prompt().is_none());
+    assert_eq!(zone_of(&cartel, "cartel_1"), "gang.red");
+    assert_eq!(zone_of(&cartel, "cap_1"), "hand.red");
+}

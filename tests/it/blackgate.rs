@@ -452,3 +452,35 @@ fn joining_a_gang_of_any_accessories_lets_the_player_choose_them() {
     assert_eq!(zone_of(&cartel, "cartel_1"), "gang.red");
     assert_eq!(zone_of(&cartel, "cap_1"), "hand.red");
 }
+
+/// "MICHEL(LE)": "If, at any moment, the player can't or doesn't want to play a Weapon, they lose
+/// the combat ... they must discard, if able, one of the Tools shown on the initial Michel card":
+/// red, holding a spoon and a pickaxe, both shown, chooses the pickaxe and keeps the spoon.
+#[test]
+fn a_prisoner_beaten_by_michel_chooses_the_shown_tool_to_discard() {
+    // Red crafts a pickaxe (wood + 2 metal) and steals a spoon in the Cafeteria, then sends
+    // Michel(le) there (a 1: the Cell Block or the Cafeteria). The top Michel card shows a knife
+    // and all three tools; red has no weapon and stops at once.
+    let setup = setup_with(&["wood_1", "metal_1", "metal_2"], &["michel_card_12"]);
+    let head = format!(
+        "[ruleset \"blackgate\"]\n[players 3]\n[seats \"red blue green\"]\n{setup}\n\
+         red: cautious cafeteria\nred: michel leave\nblue: end_turn\nblue: michel leave\n\
+         green: end_turn\ngreen: michel leave\n\
+         red: craft pickaxe\nred: steal\nred: michel roll\n* roll die 1\nred: michel_go cafeteria\n\
+         red: answer_michel fight\nred: fight stop\n"
+    );
+    let lost = replayed(&head, None);
+    assert_offered(&lost, 0, &["red: lose_tool spoon", "red: lose_tool pickaxe"]);
+    assert_eq!(counter(&lost, "beatings.red"), 0, "the beating comes with the discard");
+    let spoon = (1..=13).map(|i| format!("spoon_{i}")).find(|s| zone_of(&lost, s) == "hand.red").expect("a spoon");
+    assert_eq!(zone_of(&lost, "pickaxe_1"), "hand.red");
+    let game = replayed(&format!("{head}red: lose_tool pickaxe\n"), None);
+    assert_eq!(zone_of(&game, "pickaxe_1"), "pickaxes");
+    assert_eq!(zone_of(&game, &spoon), "hand.red");
+    assert_eq!(counter(&game, "beatings.red"), 1);
+    // The other choice, the other tool.
+    let game = replayed(&format!("{head}red: lose_tool spoon\n"), None);
+    assert_eq!(zone_of(&game, "pickaxe_1"), "hand.red");
+    assert_eq!(zone_of(&game, &spoon), "spoons");
+    assert_eq!(counter(&game, "beatings.red"), 1);
+}

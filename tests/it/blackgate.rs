@@ -484,3 +484,24 @@ fn a_prisoner_beaten_by_michel_chooses_the_shown_tool_to_discard() {
     assert_eq!(zone_of(&game, &spoon), "spoons");
     assert_eq!(counter(&game, "beatings.red"), 1);
 }
+
+/// Team mode, "EXTORT": "the winning player having originally initiated or suffered the
+/// extortion can take a card at random from the hand of each losing participating player": in
+/// the example log, red wins against blue, helped by yellow. Red takes blue's card (the combat's
+/// own rule), and is asked whether to take one from yellow; leaving it, yellow keeps its hand.
+#[test]
+fn the_winner_of_a_team_combat_chooses_whether_to_take_a_helpers_card() {
+    let text = std::fs::read_to_string("examples/logs/blackgate/team.log").expect("the example log");
+    let take = "red: loot yellow take\n* pick hand.yellow tattoo_1\n";
+    let at = text.find(take).expect("the log takes from yellow");
+    let before = replayed(&text[..at], Some("team"));
+    assert_offered(&before, 0, &["red: loot yellow take", "red: loot yellow leave"]);
+    assert_eq!(zone_of(&before, "cap_2"), "hand.red", "the loser's card is taken without a question");
+    assert_eq!(zone_of(&before, "tattoo_1"), "hand.yellow");
+    let left = replayed(&text.replacen(take, "red: loot yellow leave\n", 1), Some("team"));
+    assert_eq!(zone_of(&left, "tattoo_1"), "hand.yellow");
+    assert_eq!(zone_of(&left, "tattoo_2"), "hand.yellow");
+    assert_eq!(counter(&left, "beatings.yellow"), 1, "the helper is beaten all the same");
+    let taken = replayed(&text, Some("team"));
+    assert_eq!(zone_of(&taken, "tattoo_1"), "hand.red");
+}

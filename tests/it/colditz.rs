@@ -260,3 +260,64 @@ fn set_up_follows_the_player_count() {
         }
     }
 }
+
+fn options_of(game: &Game, seat: &str) -> Vec<String> {
+    tabula::view::describe_options(game, game.rules().seat(seat).expect("seat"))
+}
+
+fn apply(game: &mut Game, line: &str) {
+    let action = game.parse_action(line).expect("parses");
+    game.apply(&action).unwrap_or_else(|e| panic!("{line}: {e}"));
+}
+
+/// "5. Escape Attempts": "Guards may remove marker when moving over it; if so, must pursue or go
+/// to Commander's Office". In pursuit-and-early-card.log guard_3 takes the American marker up on
+/// out_s with american_6 one space on: its only options are the step onto the POW (nearer) and
+/// the Commander's Office; no other guard moves and the turn cannot end. Without the marker taken
+/// up (a moment earlier) other guards may move.
+#[test]
+fn a_guard_that_takes_a_marker_up_must_pursue_or_go_to_the_office() {
+    let log = "pursuit-and-early-card.log";
+    let before = replay_before(log, "german: take_marker guard_3 out_s");
+    assert!(legal(&before, "german: move guard_2 oc_3"), "before the marker is taken up, others move");
+    let game = replay_until(log, "german: take_marker guard_3 out_s");
+    assert_eq!(count(&game, "out_s"), 1, "guard_3 on the landing space");
+    assert_eq!(counter(&game, "pursuits"), 1);
+    assert!(counter(&game, "moves") > 0, "movement left");
+    assert_eq!(options_of(&game, "german"), ["german: move guard_3 out_s2", "german: recall guard_3"]);
+    assert!(!legal(&game, "german: end_turn"), "a pursuing guard may not stop");
+    assert!(!legal(&game, "german: move guard_2 oc_3"), "other guards wait for the pursuit");
+    // Going to the Commander's Office ends the obligation.
+    let mut office = game.clone();
+    apply(&mut office, "german: recall guard_3");
+    assert_eq!(counter(&office, "pursuits"), 0);
+    assert_eq!(count(&office, "office"), 1);
+    assert!(legal(&office, "german: end_turn"));
+    assert!(legal(&office, "german: move guard_2 oc_3"));
+    // Pursuing: the arrest (the POW to the outer solitary, the guard to the Commander's Office).
+    let game = replay_until(log, "german: move guard_3 out_s2");
+    assert_eq!(count(&game, "solitary_outer"), 1);
+    assert_eq!(count(&game, "office"), 1);
+    assert_eq!(counter(&game, "pursuits"), 0);
+    assert!(legal(&game, "german: end_turn"));
+}
+
+/// "5. Cards": "Security cards can be used at any time during turn unless marked 'interrupt'";
+/// only the Appel card is bound to come before the roll. In pursuit-and-early-card.log the
+/// Security Officer is offered Reinforcements before its first roll and plays it: its 3 movement
+/// add to the roll's 6.
+#[test]
+fn security_cards_may_be_played_before_the_roll() {
+    let log = "pursuit-and-early-card.log";
+    let game = replay_before(log, "german: play reinforcements_card_1");
+    assert_eq!(counter(&game, "rolled"), 0);
+    assert_eq!(options_of(&game, "german"), ["german: roll", "german: play reinforcements_card_1"]);
+    let game = replay_until(log, "german: play reinforcements_card_1");
+    assert_eq!(counter(&game, "moves"), 3);
+    assert_eq!(count(&game, "hand.german"), 0);
+    assert_eq!(options_of(&game, "german"), ["german: roll"]);
+    // The roll (2, 4) adds to the card's movement.
+    let game = replay_until(log, "american: interrupt pass");
+    assert_eq!(counter(&game, "rolled"), 1);
+    assert_eq!(counter(&game, "moves"), 9);
+}

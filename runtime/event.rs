@@ -4,8 +4,8 @@
 //! stream is what determinism is checked against, what logs and replays are built from, and,
 //! passed through `view`, what a seat is told.
 
-use crate::rules::{CounterId, Defs, PhaseId, PieceId, ZoneId};
-use crate::state::{Action, Value};
+use crate::rules::defs::{CounterId, Defs, PhaseId, PieceId, ZoneId};
+use crate::value::{Action, Value};
 
 /// One change of the game state.
 #[derive(Clone, Debug, PartialEq, Eq)]

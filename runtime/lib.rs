@@ -19,6 +19,7 @@ pub mod sim;
 pub mod state;
 pub mod stats;
 pub mod sweep;
+pub mod value;
 pub mod view;
 pub mod viewer;
 
@@ -26,4 +27,4 @@ pub use diag::{Diagnostic, Error};
 pub use flow::Game;
 pub use rules::Rules;
 pub use rules::load::{LoadOptions, load};
-pub use state::{Action, Value};
+pub use value::{Action, Value};

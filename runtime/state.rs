@@ -9,33 +9,10 @@ use std::collections::VecDeque;
 
 use crate::event::Event;
 use crate::rng::Rng;
-use crate::rules::{ActionId, CounterId, Defs, Facing, HookId, PhaseId, PieceId, PropKind, SeatId, SymId, ZoneId};
-
-/// A typed argument of an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Value {
-    /// A piece.
-    Piece(PieceId),
-    /// A zone.
-    Zone(ZoneId),
-    /// A word.
-    Word(SymId),
-    /// An integer.
-    Int(i64),
-    /// A seat.
-    Seat(SeatId),
-}
-
-/// An action taken, or that could be taken, by a seat.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Action {
-    /// Who acts.
-    pub seat: SeatId,
-    /// The action's definition.
-    pub action: ActionId,
-    /// One value per parameter, in declaration order.
-    pub args: Vec<Value>,
-}
+use crate::rules::defs::{
+    ActionId, CounterId, Defs, Facing, HookId, PhaseId, PieceId, PropKind, SeatId, SymId, ZoneId,
+};
+pub use crate::value::{Action, Value};
 
 /// A pending decision: a seat must answer with an action, some of whose arguments are fixed.
 #[derive(Clone, Debug, PartialEq, Eq)]

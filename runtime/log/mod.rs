@@ -105,7 +105,7 @@ pub enum EntryKind {
 }
 
 /// The mask written for an argument a seat may not see.
-pub const MASKED: &str = "?";
+pub use crate::view::MASKED;
 
 impl Entry {
     /// An entry made in memory.

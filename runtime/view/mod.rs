@@ -6,13 +6,16 @@
 //! at all (`none`). Counters are shown per their `visible` setting. Everything a seat is given
 //! (the terminal, agents, a seat's log) is built from `view`.
 
+pub(crate) mod sight;
+
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::event::describe_action;
 use crate::flow::Game;
-use crate::rules::{CounterSight, Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
-use crate::state::State;
+use crate::rules::{CounterSight, Defs, PieceId, SeatId, Sight, ZoneId};
+pub use sight::MASKED;
+pub(crate) use sight::{may_show_prop, visible};
 
 /// What one seat (or, with no seat, an omniscient observer) knows of the game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -59,37 +62,6 @@ pub struct PieceView {
 
 fn sees_piece(game: &Game, seat: Option<SeatId>, zone: ZoneId, piece: PieceId) -> bool {
     visible(game.rules(), game.state(), seat, zone, piece)
-}
-
-/// The visibility rule itself: `seat` (or, with `None`, an omniscient observer) sees a piece in
-/// `zone` when it lies face up or the zone shows that seat everything.
-pub(crate) fn visible(defs: &Defs, state: &State, seat: Option<SeatId>, zone: ZoneId, piece: PieceId) -> bool {
-    match seat {
-        None => true,
-        Some(s) => state.is_face_up(piece) || defs.zones[zone as usize].sight(s) == Sight::All,
-    }
-}
-
-/// Whether the value of property `index` of `piece` may be shown to `seat`. A reference to a
-/// piece the seat cannot see would tell which piece it is (the card a player just drew), so it
-/// is shown only when the referenced piece is seen, or when it is the value the ruleset
-/// declares for the piece (printed on it: a card that names another piece), which is no secret.
-pub(crate) fn may_show_prop(
-    defs: &Defs,
-    state: &State,
-    seat: Option<SeatId>,
-    piece: PieceId,
-    index: usize,
-    value: i64,
-) -> bool {
-    let def = &defs.pieces[piece as usize];
-    match defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind) {
-        Some(PropKind::Piece(_)) if value >= 0 && (value as usize) < defs.pieces.len() => {
-            let referenced = value as PieceId;
-            def.props.get(index) == Some(&value) || visible(defs, state, seat, state.zone_of(referenced), referenced)
-        }
-        _ => true,
-    }
 }
 
 fn piece_view(defs: &Defs, game: &Game, seat: Option<SeatId>, piece: PieceId) -> PieceView {

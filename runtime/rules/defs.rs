@@ -1,0 +1,521 @@
+//! The resolved definitions of a ruleset (`Defs`): every seat, kind, piece, zone, counter, phase,
+//! action, timer and hook with names resolved to integer ids. They sit below the state, which
+//! refers to them by index, and never change during a game.
+
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use rhai::{Dynamic, ImmutableString};
+
+pub use super::raw::{CounterSight, Facing, ParamValue, Sight};
+use super::{params, raw};
+use crate::diag::{FileId, Sources};
+
+/// Name indices are read by scripts at every call, so they use a fast (non-cryptographic) hash.
+pub(crate) type NameMap<V> = rustc_hash::FxHashMap<String, V>;
+
+/// Index of a seat in `Defs::seats` (turn order).
+pub type SeatId = u8;
+/// Index of a zone in `Defs::zones`.
+pub type ZoneId = u16;
+/// Index of a piece in `Defs::pieces`.
+pub type PieceId = u16;
+/// Index of a component kind in `Defs::kinds`.
+pub type KindId = u16;
+/// Index of a counter in `Defs::counters`.
+pub type CounterId = u16;
+/// Index of a phase in `Defs::phases`.
+pub type PhaseId = u16;
+/// Index of an action in `Defs::actions`.
+pub type ActionId = u16;
+/// Index of a word in `Defs::symbols`.
+pub type SymId = u32;
+/// Index of a script hook in `Defs::hooks`.
+pub type HookId = u16;
+
+/// The most values an integer parameter of an action may range over: legal actions list them.
+pub const MAX_INT_DOMAIN: i64 = 1_000;
+
+/// The most copies of one piece a ruleset may declare with `count`.
+pub const MAX_PIECE_COUNT: i64 = 10_000;
+
+/// Every definition of a ruleset, with names resolved to indices.
+#[derive(Debug, Default)]
+pub struct Defs {
+    /// The game's published name.
+    pub name: String,
+    /// The ruleset's short name (its folder name).
+    pub id: String,
+    /// Publisher and year, for `tabula list`.
+    pub about: String,
+    /// The ruleset folder.
+    pub dir: PathBuf,
+    /// Variants applied, in order.
+    pub variants: Vec<String>,
+    /// `--set` overrides applied, in order, as written.
+    pub overrides: Vec<(String, String)>,
+    /// A hash of every file read and every override: two loads with the same fingerprint play
+    /// the same games.
+    pub fingerprint: u64,
+    /// The text of every file read, for error messages.
+    pub sources: Sources,
+    /// Allowed player counts, inclusive.
+    pub players: (u8, u8),
+    /// Counts within `players` that are not allowed (`[game] excluded_players`).
+    pub excluded_players: Vec<u8>,
+    /// Seats in turn order.
+    pub seats: Vec<SeatDef>,
+    /// Ways the game can end.
+    pub outcomes: Vec<OutcomeDef>,
+    /// Named parameters after overrides, as written.
+    pub params: IndexMap<String, ParamValue>,
+    /// The same parameters with their declared ranges and comments, for `tabula params`.
+    pub param_info: Vec<params::ParamInfo>,
+    /// The same parameters as script values, converted once.
+    pub(crate) param_values: NameMap<Dynamic>,
+    /// Interned words used by properties, dice faces and parameters.
+    pub symbols: Vec<ImmutableString>,
+    pub(crate) symbol_index: NameMap<SymId>,
+    /// Component kinds.
+    pub kinds: Vec<KindDef>,
+    /// Every piece in the box.
+    pub pieces: Vec<PieceDef>,
+    /// Every zone (per-seat zones expanded to one per seat).
+    pub zones: Vec<ZoneDef>,
+    /// Every counter (per-seat counters expanded).
+    pub counters: Vec<CounterDef>,
+    /// Kinds of dice.
+    pub dice: Vec<DieDef>,
+    /// Links of the board graph.
+    pub edges: Vec<EdgeDef>,
+    /// Phases of the flow.
+    pub phases: Vec<PhaseDef>,
+    /// Actions seats can take.
+    pub actions: Vec<ActionDef>,
+    /// Timers, sorted by the time they fire.
+    pub timers: Vec<TimerDef>,
+    /// Script functions the definitions name.
+    pub hooks: Vec<HookDef>,
+    /// The first phase.
+    pub start: PhaseId,
+    /// Real-time games: game time (ms) an agent takes per action in simulation.
+    pub pace: Option<i64>,
+    /// Agents written in the scripts.
+    pub agents: Vec<AgentDef>,
+    /// The agent simulation uses by default (`random` or an agent's name).
+    pub default_agent: String,
+    /// The counter that counts rounds (`[game] rounds`), for balance reports.
+    pub rounds: Option<CounterId>,
+    /// How `tabula view` draws each zone (`[layout]`), by zone name (a per-seat zone's base name
+    /// covers all its seats' zones).
+    pub layout: IndexMap<String, raw::RawZoneLayout>,
+    /// Total number of property slots over all pieces.
+    pub prop_slots: usize,
+    pub(crate) zone_index: NameMap<ZoneId>,
+    pub(crate) piece_index: NameMap<PieceId>,
+    pub(crate) counter_index: NameMap<CounterId>,
+    pub(crate) phase_index: NameMap<PhaseId>,
+    pub(crate) action_index: NameMap<ActionId>,
+    pub(crate) outcome_index: NameMap<u16>,
+    pub(crate) seat_index: NameMap<SeatId>,
+    /// Script names of zones, pieces, seats and phases, made once so scripts get them cheaply.
+    pub(crate) zone_names: Vec<ImmutableString>,
+    pub(crate) piece_names: Vec<ImmutableString>,
+    pub(crate) seat_names: Vec<ImmutableString>,
+    pub(crate) phase_names: Vec<ImmutableString>,
+    pub(crate) kind_names: Vec<ImmutableString>,
+}
+
+/// A seat.
+#[derive(Clone, Debug)]
+pub struct SeatDef {
+    /// Its role name.
+    pub name: String,
+    /// Its team, if any.
+    pub team: Option<String>,
+}
+
+/// A way the game ends.
+#[derive(Clone, Debug)]
+pub struct OutcomeDef {
+    /// Its name (`draw`, `win`, `loss`, or a seat's role).
+    pub name: String,
+    /// Seats that win.
+    pub winners: Vec<SeatId>,
+    /// The rulebook's words.
+    pub description: String,
+    /// What kind of end it is, for balance reports.
+    pub kind: OutcomeKind,
+}
+
+/// What kind of end an outcome is, for balance reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeKind {
+    /// Someone wins.
+    Win,
+    /// Nobody wins, nobody loses.
+    Draw,
+    /// Everyone loses (a cooperative game lost).
+    Loss,
+    /// A safety bound that is no rule of the game stopped it.
+    Bound,
+}
+
+/// The domain of a property.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PropKind {
+    /// One of these words.
+    Word(Vec<SymId>),
+    /// An integer in `[min, max]`.
+    Int(i64, i64),
+    /// A piece of this kind (or none: stored as -1).
+    Piece(KindId),
+}
+
+/// A property of a component kind.
+#[derive(Clone, Debug)]
+pub struct PropDef {
+    /// Its name.
+    pub name: String,
+    /// Its domain.
+    pub kind: PropKind,
+    /// Its value at the start, encoded as stored (word id, integer, piece id or -1).
+    pub initial: i64,
+    /// Whether people are shown it (`shown = false` marks the scripts' bookkeeping).
+    pub shown: bool,
+}
+
+/// A component kind.
+#[derive(Clone, Debug)]
+pub struct KindDef {
+    /// Its name.
+    pub name: String,
+    /// Its properties, in declaration order.
+    pub props: Vec<PropDef>,
+    /// The die kind, if pieces of this kind are dice (their `face` is a property).
+    pub die: Option<usize>,
+    /// Property name -> slot: scripts name a property at every read, so a lookup must not
+    /// scan the list (a chamber tile can have thirty properties).
+    pub(crate) prop_index: NameMap<usize>,
+}
+
+impl KindDef {
+    /// A kind with its properties.
+    pub(crate) fn new(name: String, props: Vec<PropDef>, die: Option<usize>) -> KindDef {
+        let prop_index = props.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        KindDef { name, props, die, prop_index }
+    }
+
+    /// Replaces the properties (the loader learns them after the kind's name).
+    pub(crate) fn set_props(&mut self, props: Vec<PropDef>) {
+        self.prop_index = props.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        self.props = props;
+    }
+
+    /// The slot of a property within a piece of this kind.
+    pub fn prop(&self, name: &str) -> Option<usize> {
+        self.prop_index.get(name).copied()
+    }
+}
+
+/// A piece.
+#[derive(Clone, Debug)]
+pub struct PieceDef {
+    /// Its unique name.
+    pub name: String,
+    /// Its component kind.
+    pub kind: KindId,
+    /// The zone it starts in.
+    pub zone: ZoneId,
+    /// Starting property values, one per property of its kind.
+    pub props: Vec<i64>,
+    /// Where its properties start in the state's flat property table.
+    pub prop_base: usize,
+    /// Whether it starts face up.
+    pub face_up: bool,
+}
+
+/// A zone.
+#[derive(Clone, Debug)]
+pub struct ZoneDef {
+    /// Its unique name (`hand.red` for per-seat zones).
+    pub name: String,
+    /// Its owner.
+    pub owner: Option<SeatId>,
+    /// Whether it keeps the order pieces entered in.
+    pub ordered: bool,
+    /// The most pieces of accepted kinds it holds.
+    pub capacity: Option<u32>,
+    /// Kinds that may enter (None: any).
+    pub accepts: Option<Vec<KindId>>,
+    /// Zones pieces may come from (None: any).
+    pub enter_from: Option<Vec<ZoneId>>,
+    /// How entering pieces are turned.
+    pub face: Facing,
+    /// What the owner sees.
+    pub owner_sees: Sight,
+    /// What the other seats see.
+    pub others_see: Sight,
+}
+
+impl ZoneDef {
+    /// What `seat` sees of this zone.
+    pub fn sight(&self, seat: SeatId) -> Sight {
+        if self.owner == Some(seat) { self.owner_sees } else { self.others_see }
+    }
+
+    /// Whether pieces of `kind` count against the capacity and may enter.
+    pub fn accepts(&self, kind: KindId) -> bool {
+        self.accepts.as_ref().is_none_or(|k| k.contains(&kind))
+    }
+}
+
+/// A counter.
+#[derive(Clone, Debug)]
+pub struct CounterDef {
+    /// Its unique name (`money.red` for per-seat counters).
+    pub name: String,
+    /// Lowest value.
+    pub min: i64,
+    /// Highest value.
+    pub max: i64,
+    /// Starting value.
+    pub initial: i64,
+    /// The seat it belongs to (per-seat counters).
+    pub owner: Option<SeatId>,
+    /// Who sees it.
+    pub visible: CounterSight,
+}
+
+/// A kind of die.
+#[derive(Clone, Debug)]
+pub struct DieDef {
+    /// Its name.
+    pub name: String,
+    /// Its faces, encoded as the `face` property stores them.
+    pub faces: Vec<i64>,
+}
+
+/// A link of the board graph.
+#[derive(Clone, Debug)]
+pub struct EdgeDef {
+    /// One end.
+    pub from: ZoneId,
+    /// The other end.
+    pub to: ZoneId,
+    /// Crossable only from `from` to `to`.
+    pub one_way: bool,
+    /// Its kind, if given.
+    pub kind: Option<ImmutableString>,
+}
+
+/// Prompts opened by a phase on entry: one, or one for each piece of some zones.
+#[derive(Clone, Debug)]
+pub struct AskDef {
+    /// Who answers.
+    pub seat: SeatId,
+    /// With which action.
+    pub action: ActionId,
+    /// One prompt per piece of these zones (`None`: a single prompt, every argument free).
+    pub each: Option<EachPiece>,
+    /// Checked before each prompt; false drops the rest.
+    pub while_hook: Option<HookId>,
+}
+
+/// The pieces an `ask` opens a prompt for, and where the piece goes in the action.
+#[derive(Clone, Debug)]
+pub struct EachPiece {
+    /// The action's parameter bound to each piece.
+    pub param: usize,
+    /// Zones whose pieces are asked about.
+    pub zones: Vec<ZoneId>,
+}
+
+/// A phase.
+#[derive(Clone, Debug)]
+pub struct PhaseDef {
+    /// Its name.
+    pub name: String,
+    /// Hook run on entry.
+    pub on_enter: Option<HookId>,
+    /// Prompts opened on entry.
+    pub ask: Vec<AskDef>,
+    /// Hook run after a prompt of the phase is answered, once none is pending.
+    pub resume: Option<HookId>,
+    /// Hook run on exit.
+    pub on_exit: Option<HookId>,
+    /// Standing actions.
+    pub actions: Vec<ActionId>,
+    /// Seats that may take standing actions.
+    pub active: Vec<SeatId>,
+    /// Hook listing a seat's legal standing actions in one call.
+    pub options: Option<HookId>,
+    /// The following phase.
+    pub next: Option<PhaseId>,
+    /// Where the phase is declared (its `[phases.<name>]` table), for errors found in play.
+    pub file: FileId,
+    /// Byte range of its declaration in that file.
+    pub span: std::ops::Range<usize>,
+}
+
+/// The domain of an action parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Domain {
+    /// A piece of one of these kinds, optionally only in some zones.
+    Piece(Vec<KindId>, Option<Vec<ZoneId>>),
+    /// One of these zones.
+    Zone(Vec<ZoneId>),
+    /// One of these words.
+    Word(Vec<SymId>),
+    /// An integer in `[min, max]`.
+    Int(i64, i64),
+    /// A seat.
+    Seat,
+}
+
+/// A parameter of an action.
+#[derive(Clone, Debug)]
+pub struct ParamDef {
+    /// Its name.
+    pub name: String,
+    /// Its domain.
+    pub domain: Domain,
+}
+
+/// The built-in effect of an action.
+#[derive(Clone, Debug, Default)]
+pub struct Effect {
+    /// Move the piece of parameter `.0` to the zone of parameter `.1`.
+    pub moves: Option<(usize, usize)>,
+    /// Set property slot `.1` of the piece of parameter `.0` to the value of parameter `.2`.
+    pub sets: Option<(usize, String, usize)>,
+}
+
+/// An action.
+#[derive(Clone, Debug)]
+pub struct ActionDef {
+    /// Its name.
+    pub name: String,
+    /// Its parameters.
+    pub params: Vec<ParamDef>,
+    /// Its built-in effect.
+    pub effect: Effect,
+    /// Extra legality filter.
+    pub legal: Option<HookId>,
+    /// Hook run when taken.
+    pub apply: Option<HookId>,
+    /// Whether its arguments are hidden from other seats.
+    pub secret: bool,
+    /// Game time a simulated agent needs for it (None: the game's pace).
+    pub time: Option<i64>,
+    /// What the action is, in the rulebook's words (shown to players who ask for help).
+    pub description: String,
+}
+
+/// An agent written in the scripts.
+#[derive(Clone, Debug)]
+pub struct AgentDef {
+    /// Its name.
+    pub name: String,
+    /// How it decides.
+    pub decides: AgentHook,
+}
+
+/// The script function an agent decides with.
+#[derive(Clone, Copy, Debug)]
+pub enum AgentHook {
+    /// `choose(view, options) -> index`: picks one of the listed legal actions.
+    Choose(HookId),
+    /// `act(view) -> action or ()`: works out its action, which the engine then checks.
+    Act(HookId),
+}
+
+/// A timer.
+#[derive(Clone, Debug)]
+pub struct TimerDef {
+    /// Its name.
+    pub name: String,
+    /// When it fires, in game milliseconds.
+    pub at: i64,
+    /// What runs.
+    pub hook: HookId,
+}
+
+/// A script function named by the definitions.
+#[derive(Clone, Debug)]
+pub struct HookDef {
+    /// The function's name.
+    pub name: String,
+    /// How many arguments it takes.
+    pub arity: usize,
+    /// Where it is named, for errors.
+    pub file: FileId,
+    /// Byte span of the name.
+    pub span: std::ops::Range<usize>,
+}
+
+impl Defs {
+    /// A zone by name.
+    pub fn zone(&self, name: &str) -> Option<ZoneId> {
+        self.zone_index.get(name).copied()
+    }
+    /// A piece by name.
+    pub fn piece(&self, name: &str) -> Option<PieceId> {
+        self.piece_index.get(name).copied()
+    }
+    /// A counter by name.
+    pub fn counter(&self, name: &str) -> Option<CounterId> {
+        self.counter_index.get(name).copied()
+    }
+    /// A phase by name.
+    pub fn phase(&self, name: &str) -> Option<PhaseId> {
+        self.phase_index.get(name).copied()
+    }
+    /// An action by name.
+    pub fn action(&self, name: &str) -> Option<ActionId> {
+        self.action_index.get(name).copied()
+    }
+    /// A seat by name.
+    pub fn seat(&self, name: &str) -> Option<SeatId> {
+        self.seat_index.get(name).copied()
+    }
+    /// An outcome by name.
+    pub fn outcome(&self, name: &str) -> Option<u16> {
+        self.outcome_index.get(name).copied()
+    }
+    /// A word's id, if the ruleset uses it.
+    pub fn symbol(&self, word: &str) -> Option<SymId> {
+        self.symbol_index.get(word).copied()
+    }
+    /// The property slot of a piece's property by name.
+    pub fn prop_slot(&self, piece: PieceId, prop: &str) -> Option<usize> {
+        let def = self.pieces.get(piece as usize)?;
+        Some(def.prop_base + self.kinds[def.kind as usize].prop(prop)?)
+    }
+    /// The definition of a piece's property by name.
+    pub fn prop_def(&self, piece: PieceId, prop: &str) -> Option<&PropDef> {
+        self.prop_ref(piece, prop).map(|(_, d)| d)
+    }
+    /// A piece's property by name: its slot in the state and its definition, in one lookup.
+    pub fn prop_ref(&self, piece: PieceId, prop: &str) -> Option<(usize, &PropDef)> {
+        let def = self.pieces.get(piece as usize)?;
+        let kind = &self.kinds[def.kind as usize];
+        let i = kind.prop(prop)?;
+        Some((def.prop_base + i, &kind.props[i]))
+    }
+    /// A readable rendering of a stored property value.
+    pub fn show_prop(&self, kind: &PropKind, value: i64) -> String {
+        match kind {
+            PropKind::Word(_) => self.symbols.get(value as usize).map(|s| s.to_string()).unwrap_or_default(),
+            PropKind::Int(..) => value.to_string(),
+            PropKind::Piece(_) => {
+                if value < 0 {
+                    "none".into()
+                } else {
+                    self.pieces.get(value as usize).map(|p| p.name.clone()).unwrap_or_default()
+                }
+            }
+        }
+    }
+}

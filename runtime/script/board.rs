@@ -1,0 +1,271 @@
+//! Filters over pieces and walks over boards: `#{prop: value}` filters, counting by a property,
+//! boards made of pieces linked by properties (`nearest`, `linked`) and the zone graph's
+//! distances. Shared by the `Game` and `View` handles; a seat's walks see only what it may.
+
+use rhai::{Array, Dynamic, ImmutableString, Map};
+
+use super::{RhaiResult, fail};
+use crate::rules::defs::{Defs, PieceId, PropKind, SeatId, SymId, ZoneId};
+use crate::state::State;
+
+/// Distances in edges from `start` (respecting `one_way`) to every zone at most `most` away; with
+/// `towards`, from every zone to `start` (one-way edges walked backwards).
+pub(super) fn graph_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> RhaiResult<Map> {
+    let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
+    steps[start as usize] = Some(0);
+    let mut frontier = vec![false; defs.zone_names.len()];
+    frontier[start as usize] = true;
+    let mut d = 0;
+    while d < most && frontier.iter().any(|&f| f) {
+        d += 1;
+        let mut next = vec![false; defs.zone_names.len()];
+        for e in &defs.edges {
+            for (a, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
+                if (forward != towards || !e.one_way) && frontier[a as usize] && steps[b as usize].is_none() {
+                    steps[b as usize] = Some(d);
+                    next[b as usize] = true;
+                }
+            }
+        }
+        frontier = next;
+    }
+    let mut out = Map::new();
+    for (z, s) in steps.iter().enumerate() {
+        if let Some(s) = s {
+            out.insert(defs.zone_names[z].as_str().into(), Dynamic::from(*s));
+        }
+    }
+    Ok(out)
+}
+
+/// Counts the pieces of a zone by the value of a property: `#{red: 2, blue: 1}`. Only
+/// pieces `seat` can see are counted (all of them for `None`).
+pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<SeatId>) -> Map {
+    let mut out = Map::new();
+    // The counts do not depend on the order of the pieces.
+    for p in state.pieces_in_any_order(zone) {
+        if !crate::view::sight::visible(defs, state, seat, zone, p) {
+            continue;
+        }
+        let Some((slot, def)) = defs.prop_ref(p, prop) else { continue };
+        let value = state.prop(slot);
+        // Words (dice faces) are counted under their own name, with no string built; a
+        // reference to a piece the seat cannot see is counted under "?".
+        let name: std::borrow::Cow<str> = match (&def.kind, defs.symbols.get(value as usize)) {
+            (PropKind::Word(_), Some(word)) => word.as_str().into(),
+            (_, _)
+                if !crate::view::sight::may_show_prop(
+                    defs,
+                    state,
+                    seat,
+                    p,
+                    slot - defs.pieces[p as usize].prop_base,
+                    value,
+                ) =>
+            {
+                crate::view::sight::MASKED.into()
+            }
+            _ => defs.show_prop(&def.kind, value).into(),
+        };
+        match out.get_mut(name.as_ref()) {
+            Some(n) => *n = Dynamic::from_int(n.as_int().unwrap_or(0) + 1),
+            None => {
+                out.insert(name.as_ref().into(), Dynamic::from_int(1));
+            }
+        }
+    }
+    out
+}
+
+/// Breadth-first search from piece `from` over piece-valued properties `links` (a board made of
+/// pieces, such as tiles laid during play): the nearest other piece matching the first of `goals`
+/// that any reachable piece matches (goals in order of preference), as `[first step, target]`,
+/// or `()` if none is reachable. Only pieces `seat` can see are walked through (all of them for
+/// `None`); links are followed in the order given.
+pub(super) fn nearest(
+    defs: &Defs,
+    state: &State,
+    from: PieceId,
+    links: &[ImmutableString],
+    goals: &[Filter],
+    seat: Option<SeatId>,
+) -> Dynamic {
+    // One walk serves every goal: the order in which pieces are reached does not depend on what
+    // is looked for. `reached` lists them nearest first, each with its first step.
+    let mut reached: Vec<(PieceId, PieceId)> = Vec::new();
+    let mut seen = vec![false; defs.pieces.len()];
+    seen[from as usize] = true;
+    let mut next_to_visit = 0;
+    let mut here = from;
+    // The links' slots within each kind of piece met, looked up once per kind.
+    let mut link_slots: Vec<(u16, Vec<Option<usize>>)> = Vec::new();
+    loop {
+        let step_to_here = if here == from { None } else { Some(reached[next_to_visit - 1].1) };
+        let piece = &defs.pieces[here as usize];
+        let slots = match link_slots.iter().position(|(k, _)| *k == piece.kind) {
+            Some(i) => i,
+            None => {
+                let kind = &defs.kinds[piece.kind as usize];
+                let slots = links
+                    .iter()
+                    .map(|l| kind.prop(l).filter(|&i| matches!(kind.props[i].kind, PropKind::Piece(_))))
+                    .collect();
+                link_slots.push((piece.kind, slots));
+                link_slots.len() - 1
+            }
+        };
+        for slot in link_slots[slots].1.iter().flatten() {
+            let next = state.prop(piece.prop_base + slot);
+            if next < 0 || next as usize >= defs.pieces.len() || seen[next as usize] {
+                continue;
+            }
+            let next = next as PieceId;
+            if !crate::view::sight::visible(defs, state, seat, state.zone_of(next), next) {
+                continue;
+            }
+            seen[next as usize] = true;
+            reached.push((next, step_to_here.unwrap_or(next)));
+        }
+        let Some(&(piece, _)) = reached.get(next_to_visit) else { break };
+        next_to_visit += 1;
+        here = piece;
+    }
+    for goal in goals {
+        if let Some(&(target, step)) = reached.iter().find(|&&(p, _)| goal.matches(defs, state, p)) {
+            return Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(target))]);
+        }
+    }
+    Dynamic::UNIT
+}
+
+/// The pieces piece `from` links to through its piece-valued properties `links`, in that order,
+/// leaving out links that are unset (and pieces `seat` cannot see). A name that is not a
+/// piece-valued property of `from` is an error, so that a misspelt link is not silently empty.
+pub(super) fn linked(
+    defs: &Defs,
+    state: &State,
+    from: PieceId,
+    links: &[ImmutableString],
+    seat: Option<SeatId>,
+) -> RhaiResult<Array> {
+    let mut out = Array::new();
+    for link in links {
+        let Some((slot, def)) = defs.prop_ref(from, link) else {
+            return fail(format!("{} has no property `{link}`", defs.pieces[from as usize].name));
+        };
+        if !matches!(def.kind, PropKind::Piece(_)) {
+            return fail(format!("{}.{link} is not a piece", defs.pieces[from as usize].name));
+        }
+        let next = state.prop(slot);
+        if next < 0 || next as usize >= defs.pieces.len() {
+            continue;
+        }
+        let next = next as PieceId;
+        if crate::view::sight::visible(defs, state, seat, state.zone_of(next), next) {
+            out.push(Dynamic::from_int(i64::from(next)));
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn link_names(links: &Array) -> RhaiResult<Vec<ImmutableString>> {
+    links
+        .iter()
+        .map(|l| {
+            l.clone().into_immutable_string().map_err(|t| format!("links: expected property names, found a {t}").into())
+        })
+        .collect()
+}
+
+/// Filters from a list of maps (goals in order of preference).
+pub(super) fn filters(defs: &Defs, maps: &Array) -> RhaiResult<Vec<Filter>> {
+    maps.iter()
+        .map(|m| match m.read_lock::<Map>() {
+            Some(map) => Filter::new(defs, &map),
+            None => fail(format!("goals: expected maps such as #{{ role: \"exit\" }}, found a {}", m.type_name())),
+        })
+        .collect()
+}
+
+/// A script's `#{prop: value, kind: "name"}` filter: a piece matches when it has every listed
+/// property with the listed value (and is of the listed kind). Pieces without one of the
+/// properties do not match.
+pub(super) struct Filter {
+    kind: Option<u16>,
+    props: Vec<PropTest>,
+    /// The seat whose agent asks (`None` in rule hooks): a piece-valued property that refers to
+    /// a piece this seat cannot see matches nothing, or a filter would tell which piece it is.
+    seat: Option<SeatId>,
+}
+
+/// One `prop: value` of a filter, resolved once: the wanted value as the state stores it, and
+/// the property's index within the last kind of piece looked at (filters mostly look at pieces
+/// of one kind, so names are not looked up again for every piece).
+struct PropTest {
+    name: ImmutableString,
+    /// The value as an integer, for integer and piece properties.
+    int: Option<i64>,
+    /// The value as a word: `Some(None)` for a string that is no word of the rules (it matches
+    /// no piece), `None` for a value that is not a string.
+    word: Option<Option<SymId>>,
+    memo: std::cell::Cell<Option<(u16, Option<usize>)>>,
+}
+
+impl Filter {
+    pub(super) fn new(defs: &Defs, map: &Map) -> RhaiResult<Filter> {
+        let mut f = Filter { kind: None, props: Vec::new(), seat: None };
+        for (k, v) in map {
+            if k.as_str() == "kind" {
+                let name =
+                    v.clone().into_immutable_string().map_err(|_| format!("kind: expected a kind name, found {v}"))?;
+                match defs.kinds.iter().position(|d| d.name == name.as_str()) {
+                    Some(i) => f.kind = Some(i as u16),
+                    None => return fail(format!("no component kind named `{name}`")),
+                }
+            } else {
+                f.props.push(PropTest {
+                    name: k.as_str().into(),
+                    int: v.as_int().ok(),
+                    word: v.read_lock::<ImmutableString>().map(|w| defs.symbol(&w)),
+                    memo: std::cell::Cell::new(None),
+                });
+            }
+        }
+        Ok(f)
+    }
+
+    /// The filter as `seat`'s agent may use it.
+    pub(super) fn seen_by(mut self, seat: SeatId) -> Filter {
+        self.seat = Some(seat);
+        self
+    }
+
+    pub(super) fn matches(&self, defs: &Defs, state: &State, piece: PieceId) -> bool {
+        let def = &defs.pieces[piece as usize];
+        if self.kind.is_some_and(|k| def.kind != k) {
+            return false;
+        }
+        let kind = &defs.kinds[def.kind as usize];
+        self.props.iter().all(|test| {
+            let index = match test.memo.get() {
+                Some((k, index)) if k == def.kind => index,
+                _ => {
+                    let index = kind.prop(&test.name);
+                    test.memo.set(Some((def.kind, index)));
+                    index
+                }
+            };
+            let Some(i) = index else { return false };
+            let value = state.prop(def.prop_base + i);
+            match &kind.props[i].kind {
+                PropKind::Word(_) => test.word.flatten().is_some_and(|w| i64::from(w) == value),
+                PropKind::Int(..) => test.int == Some(value),
+                PropKind::Piece(_) => {
+                    test.int == Some(value)
+                        && (self.seat.is_none()
+                            || crate::view::sight::may_show_prop(defs, state, self.seat, piece, i, value))
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,261 @@
+//! The Rhai engine a ruleset's scripts run on: its limits, the natives registered on it, the
+//! compilation of the script files with parameters as constants, and the diagnostics that name
+//! where a script failed.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rhai::{AST, Engine, EvalAltResult, Position, Scope};
+
+use super::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS, Scripts};
+use crate::diag::{Diagnostic, Error, FileId};
+use crate::rules::defs::Defs;
+use crate::state::State;
+
+/// A Rhai engine with the scripts' limits and every native function registered: the `Game`
+/// handle's, the `View` handle's and the helpers on plain values.
+pub(super) fn new_engine() -> Engine {
+    let mut engine = Engine::new();
+    engine.set_optimization_level(rhai::OptimizationLevel::Simple);
+    engine.set_strict_variables(true);
+    engine.set_max_operations(MAX_OPERATIONS);
+    engine.set_max_call_levels(MAX_CALL_LEVELS);
+    engine.set_max_expr_depths(64, 32);
+    engine.set_max_string_size(MAX_DATA_SIZE);
+    engine.set_max_array_size(MAX_DATA_SIZE);
+    engine.set_max_map_size(MAX_DATA_SIZE);
+    engine.on_print(|_| {});
+    engine.on_debug(|_, _, _| {});
+    super::game_api::register(&mut engine);
+    super::view_api::register(&mut engine);
+    super::values::register_helpers(&mut engine);
+    engine
+}
+
+impl Scripts {
+    /// Compiles the script files (in order; later definitions of a function replace earlier
+    /// ones) and checks that every hook the definitions name exists with the right arity.
+    pub(crate) fn compile(defs: Rc<Defs>, files: &[FileId]) -> Result<Scripts, Error> {
+        let engine = new_engine();
+
+        // Parameters are constants of the scripts: the optimizer folds them into the code, so
+        // `goal` costs nothing at run time (`--set` takes effect because scripts are
+        // compiled at each load).
+        // Only numbers and words: Rhai folds those into functions, but not arrays or maps, which
+        // would then be missing at run time. Lists and tables are read with `game.param`, and a
+        // script naming one as a variable fails to compile (strict variables).
+        let mut constants = Scope::new();
+        for (name, value) in &defs.param_values {
+            if is_identifier(name) && (value.is_int() || value.is_string()) {
+                constants.push_constant_dynamic(name.clone(), value.clone());
+            }
+        }
+        let mut ast = AST::empty();
+        let mut fn_file = HashMap::new();
+        let mut diags = Vec::new();
+        for &file in files {
+            match engine.compile_with_scope(&constants, defs.sources.text(file)) {
+                Ok(mut part) => {
+                    part.set_source(defs.sources.path(file).display().to_string());
+                    for f in part.iter_functions() {
+                        let at = definition_offset(defs.sources.text(file), f.name).unwrap_or(0);
+                        fn_file.insert(f.name.to_string(), (file, at));
+                    }
+                    ast = ast.merge(&part);
+                }
+                Err(e) => {
+                    let pos = e.position();
+                    let offset = defs.sources.offset(file, pos.line().unwrap_or(1), pos.position().unwrap_or(1));
+                    diags.push(
+                        Diagnostic::new(format!("script does not compile: {}", e.err_type()))
+                            .at(file, offset..offset + 1)
+                            .expected("valid Rhai"),
+                    );
+                }
+            }
+        }
+        let functions: Vec<(String, usize)> =
+            ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect();
+        // A script that does not compile hides its functions: do not report them as missing.
+        let hooks = if diags.is_empty() { defs.hooks.as_slice() } else { &[] };
+        for h in hooks {
+            if !functions.iter().any(|(n, a)| *n == h.name && *a == h.arity) {
+                let similar: Vec<String> = functions
+                    .iter()
+                    .filter(|(n, _)| *n == h.name)
+                    .map(|(n, a)| format!("{n} with {a} argument(s)"))
+                    .collect();
+                let mut d = Diagnostic::new(format!("no script function `{}` taking {} argument(s)", h.name, h.arity))
+                    .at(h.file, h.span.clone())
+                    .expected(format!(
+                        "fn {}({}) in one of the ruleset's scripts",
+                        h.name,
+                        if h.arity == 1 { "game" } else { "game, args" }
+                    ));
+                if !similar.is_empty() {
+                    d = d.found(similar.join(", "));
+                }
+                diags.push(d);
+            }
+        }
+        if !diags.is_empty() {
+            return Err(Error::Ruleset(diags, Box::new(defs.sources.clone())));
+        }
+        Ok(Scripts {
+            engine,
+            ast,
+            cell: Rc::new(RefCell::new(State::default())),
+            defs,
+            work: Rc::new(Cell::new(0)),
+            fn_file,
+        })
+    }
+
+    /// Turns a Rhai error into a diagnostic naming the script file, line and column where it
+    /// happened (the innermost function call) and the hook that was running.
+    ///
+    /// Rhai reports where a script reached one of its limits (operations, call depth, data
+    /// sizes) only as far as the function the limit was reached in: every function call on the
+    /// way out replaces the position with its own, and the hook's own call, from here, has none.
+    /// Such errors point at the definition of the hook that was running.
+    pub(super) fn diagnose(&self, hook: &str, err: &EvalAltResult) -> Diagnostic {
+        let mut function = hook.to_string();
+        let mut position = Position::NONE;
+        let mut e = err;
+        // Positions inside `eval` count in the evaluated text, not in the script: the call to
+        // `eval` is the place to show.
+        let mut in_eval = false;
+        while let EvalAltResult::ErrorInFunctionCall(name, _, inner, pos) = e {
+            if !in_eval {
+                if !name.is_empty() && self.fn_file.contains_key(name.as_str()) {
+                    function = name.clone();
+                }
+                if !pos.is_none() {
+                    position = *pos;
+                }
+            }
+            in_eval |= name == "eval";
+            e = inner;
+        }
+        if !in_eval && !e.position().is_none() {
+            position = e.position();
+        }
+        let message = match e {
+            EvalAltResult::ErrorRuntime(v, _) => v.to_string(),
+            EvalAltResult::ErrorTooManyOperations(_) => {
+                format!("the script ran more than {MAX_OPERATIONS} operations (an endless loop?)")
+            }
+            EvalAltResult::ErrorStackOverflow(_) => {
+                format!("script functions called each other more than {MAX_CALL_LEVELS} deep (an endless recursion?)")
+            }
+            EvalAltResult::ErrorDataTooLarge(what, _) => {
+                format!("a script value grew too large: {} above {MAX_DATA_SIZE}", what.to_lowercase())
+            }
+            other => other.to_string().split(" (line ").next().unwrap_or_default().to_string(),
+        };
+        let mut d = Diagnostic::new(format!("{message} (in hook `{hook}`)"));
+        match (self.fn_file.get(&function), position.line()) {
+            (Some(&(file, _)), Some(line)) => {
+                let offset = self.defs.sources.offset(file, line, position.position().unwrap_or(1));
+                d = d.at(file, offset..offset + 1);
+            }
+            (Some(&(file, defined)), None) => {
+                d = d.at(file, defined..defined + 2).note(format!(
+                    "the script engine does not say where in `{function}` it stopped: this is where `{function}` begins"
+                ));
+            }
+            (None, _) => {}
+        }
+        d
+    }
+}
+
+/// Whether a parameter name can be a script constant: a Rhai identifier that is not one of
+/// Rhai's keywords or reserved words (those parameters stay reachable with `game.param`).
+fn is_identifier(name: &str) -> bool {
+    const RESERVED: &[&str] = &[
+        "as",
+        "async",
+        "await",
+        "break",
+        "call",
+        "case",
+        "catch",
+        "const",
+        "continue",
+        "curry",
+        "debug",
+        "default",
+        "do",
+        "else",
+        "eval",
+        "exit",
+        "export",
+        "false",
+        "fn",
+        "Fn",
+        "for",
+        "global",
+        "go",
+        "goto",
+        "if",
+        "import",
+        "in",
+        "is_def_fn",
+        "is_def_var",
+        "is_shared",
+        "let",
+        "loop",
+        "match",
+        "module",
+        "new",
+        "nil",
+        "null",
+        "package",
+        "print",
+        "private",
+        "protected",
+        "public",
+        "return",
+        "shared",
+        "spawn",
+        "static",
+        "super",
+        "switch",
+        "sync",
+        "this",
+        "thread",
+        "throw",
+        "true",
+        "try",
+        "type_of",
+        "until",
+        "use",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+    ];
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !RESERVED.contains(&name)
+}
+
+/// The byte offset of the last definition of script function `name` in `text` (`fn name(`),
+/// where a later definition replaces an earlier one.
+fn definition_offset(text: &str, name: &str) -> Option<usize> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices("fn")
+        .filter(|&(at, _)| !text[..at].ends_with(is_ident))
+        .filter(|&(at, _)| {
+            let rest = &text[at + 2..];
+            let after_space = rest.trim_start_matches([' ', '\t']);
+            after_space.len() < rest.len()
+                && after_space.strip_prefix(name).is_some_and(|r| r.trim_start_matches([' ', '\t']).starts_with('('))
+        })
+        .map(|(at, _)| at)
+        .last()
+}

@@ -1,0 +1,524 @@
+//! The `Game` handle rule hooks receive: every native a hook may call to read or change the
+//! game, each checking its arguments and changing state through `State`'s methods, and the
+//! limit on the engine work one hook call may ask for.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+
+use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
+use super::values::to_value;
+use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
+use crate::event::Event;
+use crate::rules::defs::{Defs, PieceId, PropKind, ZoneId};
+use crate::state::{Prompt, State};
+
+/// The handle scripts receive as `game`.
+#[derive(Clone)]
+pub struct GameApi {
+    pub(super) state: Rc<RefCell<State>>,
+    pub(super) defs: Rc<Defs>,
+    /// Work done for the running hook so far (see `MAX_ENGINE_WORK`).
+    pub(super) work: Rc<Cell<u64>>,
+}
+
+/// `game.goto(phase)` / `game.go_to(phase)`: leave the phase once the hook returns.
+fn goto(g: &mut GameApi, phase: &str) -> RhaiResult<()> {
+    match g.defs.phase(phase) {
+        Some(p) => {
+            g.state.borrow_mut().goto = Some(p);
+            Ok(())
+        }
+        None => fail(format!("no phase named `{phase}`")),
+    }
+}
+
+/// A seat's `team` (a string), or () if it has none.
+pub(super) fn team_of(defs: &Defs, seat: &str) -> RhaiResult<Dynamic> {
+    match defs.seat(seat) {
+        Some(s) => Ok(defs.seats[s as usize].team.clone().map_or(Dynamic::UNIT, Dynamic::from)),
+        None => fail(format!("no seat named `{seat}`")),
+    }
+}
+
+impl GameApi {
+    /// Counts `units` of work for the running hook, or stops it once it has done too much.
+    fn charge(&self, units: usize) -> RhaiResult<()> {
+        let done = self.work.get().saturating_add(units as u64);
+        self.work.set(done);
+        if done > MAX_ENGINE_WORK {
+            return fail(format!(
+                "the script asked too much of the engine: more than {MAX_ENGINE_WORK} pieces looked at, bytes noted or prompts opened \
+                 (x{PROMPT_WORK}) in one hook call (an endless loop?)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts a walk over every piece (what listing or searching a zone costs).
+    fn scan(&self) -> RhaiResult<()> {
+        self.charge(self.defs.pieces.len() + 1)
+    }
+
+    fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
+        match self.defs.zone(name) {
+            Some(z) => Ok(z),
+            None => fail(format!("no zone named `{name}`")),
+        }
+    }
+
+    fn piece(&self, id: i64) -> RhaiResult<PieceId> {
+        if (0..self.defs.pieces.len() as i64).contains(&id) {
+            Ok(id as PieceId)
+        } else {
+            fail(format!("{id} is not a piece id"))
+        }
+    }
+
+    fn counter(&self, name: &str) -> RhaiResult<u16> {
+        match self.defs.counter(name) {
+            Some(c) => Ok(c),
+            None => fail(format!("no counter named `{name}`")),
+        }
+    }
+}
+
+/// A property value as a script sees it: words as strings, pieces as ids (or `()`).
+pub(super) fn prop_dynamic(defs: &Defs, kind: &PropKind, value: i64) -> Dynamic {
+    match kind {
+        PropKind::Word(_) => defs.symbols.get(value as usize).cloned().map(Dynamic::from).unwrap_or(Dynamic::UNIT),
+        PropKind::Int(..) => Dynamic::from_int(value),
+        PropKind::Piece(_) if value < 0 => Dynamic::UNIT,
+        PropKind::Piece(_) => Dynamic::from_int(value),
+    }
+}
+
+/// Registers the `Game` handle and its natives.
+pub(super) fn register(engine: &mut Engine) {
+    engine.register_type_with_name::<GameApi>("Game");
+
+    // Parameters and players.
+    engine.register_fn("param", |g: &mut GameApi, name: &str| -> RhaiResult<Dynamic> {
+        match g.defs.param_values.get(name) {
+            Some(v) => Ok(v.clone()),
+            None => fail(format!("no parameter named `{name}`")),
+        }
+    });
+    engine.register_fn("players", |g: &mut GameApi| i64::from(g.state.borrow().players));
+    engine.register_fn("seats", |g: &mut GameApi| -> Array {
+        let n = g.state.borrow().players as usize;
+        g.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
+    });
+
+    // Counters.
+    engine.register_fn("counter", |g: &mut GameApi, name: &str| -> RhaiResult<i64> {
+        let c = g.counter(name)?;
+        Ok(g.state.borrow().counter(c))
+    });
+    engine.register_fn("set_counter", |g: &mut GameApi, name: &str, value: i64| -> RhaiResult<i64> {
+        let c = g.counter(name)?;
+        Ok(g.state.borrow_mut().set_counter(&g.defs, c, value))
+    });
+    engine.register_fn("add", |g: &mut GameApi, name: &str, delta: i64| -> RhaiResult<i64> {
+        let c = g.counter(name)?;
+        let mut s = g.state.borrow_mut();
+        let v = s.counter(c).saturating_add(delta);
+        Ok(s.set_counter(&g.defs, c, v))
+    });
+
+    // Zones and pieces.
+    engine.register_fn("pieces", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        Ok(g.state.borrow().pieces_in(&g.defs, z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
+    });
+    engine.register_fn("count", |g: &mut GameApi, zone: &str| -> RhaiResult<i64> {
+        let z = g.zone(zone)?;
+        Ok(i64::from(g.state.borrow().count(z)))
+    });
+    engine.register_fn("top", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        Ok(g.state.borrow().top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT))
+    });
+    engine.register_fn("zone_of", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = g.piece(piece)?;
+        Ok(g.defs.zone_names[g.state.borrow().zone_of(p) as usize].clone())
+    });
+    engine.register_fn("owner", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+        let z = g.zone(zone)?;
+        Ok(g.defs.zones[z as usize]
+            .owner
+            .map(|s| Dynamic::from(g.defs.seat_names[s as usize].clone()))
+            .unwrap_or(Dynamic::UNIT))
+    });
+    engine.register_fn("move", |g: &mut GameApi, piece: i64, zone: &str| -> RhaiResult<()> {
+        let (p, z) = (g.piece(piece)?, g.zone(zone)?);
+        g.state.borrow_mut().move_piece(&g.defs, p, z);
+        Ok(())
+    });
+    engine.register_fn("move_bottom", |g: &mut GameApi, piece: i64, zone: &str| -> RhaiResult<()> {
+        let (p, z) = (g.piece(piece)?, g.zone(zone)?);
+        g.state.borrow_mut().move_piece_to(&g.defs, p, z, false);
+        Ok(())
+    });
+    engine.register_fn("move_all", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<i64> {
+        g.scan()?;
+        let (from, to) = (g.zone(from)?, g.zone(to)?);
+        let mut s = g.state.borrow_mut();
+        let pieces = s.pieces_in(&g.defs, from);
+        for &p in pieces.iter().rev() {
+            s.move_piece(&g.defs, p, to);
+        }
+        Ok(pieces.len() as i64)
+    });
+    engine.register_fn("turn", |g: &mut GameApi, piece: i64, up: bool| -> RhaiResult<()> {
+        let p = g.piece(piece)?;
+        g.state.borrow_mut().turn(p, up);
+        Ok(())
+    });
+    engine.register_fn("reveal", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let mut s = g.state.borrow_mut();
+        for p in s.pieces_in(&g.defs, z) {
+            s.turn(p, true);
+        }
+        Ok(())
+    });
+    engine.register_fn("reveal", |g: &mut GameApi, zones: Array| -> RhaiResult<()> {
+        g.scan()?;
+        for zone in zones {
+            g.scan()?;
+            let name = zone.into_immutable_string().map_err(|t| format!("reveal: expected zone names, found a {t}"))?;
+            let z = g.zone(&name)?;
+            let mut s = g.state.borrow_mut();
+            for p in s.pieces_in(&g.defs, z) {
+                s.turn(p, true);
+            }
+        }
+        Ok(())
+    });
+    engine.register_fn("is_face_up", |g: &mut GameApi, piece: i64| -> RhaiResult<bool> {
+        let p = g.piece(piece)?;
+        Ok(g.state.borrow().is_face_up(p))
+    });
+    engine.register_fn("name", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = g.piece(piece)?;
+        Ok(g.defs.piece_names[p as usize].clone())
+    });
+    engine.register_fn("piece", |g: &mut GameApi, name: &str| -> RhaiResult<i64> {
+        match g.defs.piece(name) {
+            Some(p) => Ok(i64::from(p)),
+            None => fail(format!("no piece named `{name}`")),
+        }
+    });
+    engine.register_fn("kind", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = g.piece(piece)?;
+        Ok(g.defs.kind_names[g.defs.pieces[p as usize].kind as usize].clone())
+    });
+    engine.register_fn("prop", |g: &mut GameApi, piece: i64, name: &str| -> RhaiResult<Dynamic> {
+        let p = g.piece(piece)?;
+        let Some((slot, def)) = g.defs.prop_ref(p, name) else {
+            return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
+        };
+        Ok(prop_dynamic(&g.defs, &def.kind, g.state.borrow().prop(slot)))
+    });
+    engine.register_fn("set_prop", |g: &mut GameApi, piece: i64, name: &str, value: Dynamic| -> RhaiResult<()> {
+        let p = g.piece(piece)?;
+        let Some(def) = g.defs.prop_def(p, name) else {
+            return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
+        };
+        let encoded = match &def.kind {
+            PropKind::Word(_) => match value.clone().into_immutable_string().ok().and_then(|t| g.defs.symbol(&t)) {
+                Some(s) => i64::from(s),
+                None => return fail(format!("{}.{name} takes a word, not {value}", g.defs.pieces[p as usize].name)),
+            },
+            PropKind::Int(..) => value
+                .as_int()
+                .map_err(|_| format!("{}.{name} takes an integer, not {value}", g.defs.pieces[p as usize].name))?,
+            PropKind::Piece(_) if value.is_unit() => -1,
+            PropKind::Piece(_) => value
+                .as_int()
+                .map_err(|_| format!("{}.{name} takes a piece id, not {value}", g.defs.pieces[p as usize].name))?,
+        };
+        g.state.borrow_mut().set_prop(&g.defs, p, name, encoded).map_err(Into::into)
+    });
+
+    // Bulk queries: one native call instead of a script loop (faster, and shorter to read).
+    engine.register_fn("tally", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<Map> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        Ok(tally(&g.defs, &g.state.borrow(), z, prop, None))
+    });
+    engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let p = g.piece(from)?;
+        let goals = [Filter::new(&g.defs, &goal)?];
+        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
+    });
+    engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let p = g.piece(from)?;
+        let goals = filters(&g.defs, &goals)?;
+        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
+    });
+    engine.register_fn("linked", |g: &mut GameApi, from: i64, links: Array| -> RhaiResult<Array> {
+        g.scan()?;
+        let p = g.piece(from)?;
+        linked(&g.defs, &g.state.borrow(), p, &link_names(&links)?, None)
+    });
+    engine.register_fn("count_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<i64> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let f = Filter::new(&g.defs, &filter)?;
+        let s = g.state.borrow();
+        Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
+    });
+    engine.register_fn("pieces_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<Array> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let f = Filter::new(&g.defs, &filter)?;
+        let s = g.state.borrow();
+        Ok(s.pieces_in(&g.defs, z)
+            .into_iter()
+            .filter(|&p| f.matches(&g.defs, &s, p))
+            .map(|p| Dynamic::from_int(i64::from(p)))
+            .collect())
+    });
+    // One piece of `zone` for each of `values`, in order: the first (in the zone's order) whose
+    // `prop` has that value and that is not picked yet; values no piece left has are skipped.
+    // Dice spent on a list of faces: `game.pick(pool, "face", ["key", "torch"])`.
+    engine.register_fn("pick", |g: &mut GameApi, zone: &str, prop: &str, values: Array| -> RhaiResult<Array> {
+        let z = g.zone(zone)?;
+        let s = g.state.borrow();
+        let mut left = s.pieces_in(&g.defs, z);
+        let mut picked = Array::new();
+        for value in values {
+            g.scan()?;
+            let f = Filter::new(&g.defs, &Map::from_iter([(prop.into(), value)]))?;
+            if let Some(i) = left.iter().position(|&p| f.matches(&g.defs, &s, p)) {
+                picked.push(Dynamic::from_int(i64::from(left.remove(i))));
+            }
+        }
+        Ok(picked)
+    });
+    engine.register_fn("move_where", |g: &mut GameApi, from: &str, filter: Map, to: &str| -> RhaiResult<i64> {
+        g.scan()?;
+        let (from, to) = (g.zone(from)?, g.zone(to)?);
+        let f = Filter::new(&g.defs, &filter)?;
+        let mut s = g.state.borrow_mut();
+        let chosen: Vec<PieceId> =
+            s.pieces_in(&g.defs, from).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).collect();
+        for &p in chosen.iter().rev() {
+            s.move_piece(&g.defs, p, to);
+        }
+        Ok(chosen.len() as i64)
+    });
+    engine.register_fn("sum", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<i64> {
+        g.scan()?;
+        sum_where(g, zone, prop, &Map::new())
+    });
+    engine.register_fn("sum_where", |g: &mut GameApi, zone: &str, prop: &str, filter: Map| -> RhaiResult<i64> {
+        g.scan()?;
+        sum_where(g, zone, prop, &filter)
+    });
+    engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
+        let p = g.piece(piece)?;
+        let Some(PropKind::Int(lo, hi)) = g.defs.prop_def(p, prop).map(|d| d.kind.clone()) else {
+            return fail(format!("{} has no integer property `{prop}`", g.defs.pieces[p as usize].name));
+        };
+        let slot = g.defs.prop_slot(p, prop).unwrap_or(0);
+        let mut s = g.state.borrow_mut();
+        let value = s.prop(slot).saturating_add(delta).clamp(lo, hi);
+        s.set_prop(&g.defs, p, prop, value)?;
+        Ok(value)
+    });
+
+    // Flow.
+    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str| -> RhaiResult<()> {
+        ask(g, seat, action, &Map::new())
+    });
+    engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> {
+        ask(g, seat, action, &fixed)
+    });
+    // `goto` is a reserved word of Rhai, so a script cannot call it by that name: `go_to` is the
+    // same function under a name scripts can write.
+    engine.register_fn("goto", goto);
+    engine.register_fn("go_to", goto);
+    engine.register_fn("end", |g: &mut GameApi, outcome: &str| -> RhaiResult<()> {
+        let Some(o) = g.defs.outcome(outcome) else {
+            return fail(format!("no outcome named `{outcome}`"));
+        };
+        let mut s = g.state.borrow_mut();
+        if s.outcome.is_none() {
+            s.outcome = Some(o);
+            s.prompts.clear();
+            s.emit(Event::Ended(o));
+        }
+        Ok(())
+    });
+    engine.register_fn("is_over", |g: &mut GameApi| g.state.borrow().outcome.is_some());
+    // Prompts opened and not answered yet: a hook that goes on with a chain of prompts (a
+    // combat answered in turn across seats) checks that none is still waiting.
+    engine.register_fn("prompts", |g: &mut GameApi| g.state.borrow().prompts.len() as i64);
+    engine.register_fn("team", |g: &mut GameApi, seat: &str| -> RhaiResult<Dynamic> { team_of(&g.defs, seat) });
+    engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.state.borrow().phase as usize].clone());
+    engine.register_fn("clock", |g: &mut GameApi| g.state.borrow().clock);
+    // Recorded games keep every note: their length counts as work.
+    engine.register_fn("note", |g: &mut GameApi, text: &str| -> RhaiResult<()> {
+        g.charge(text.len())?;
+        g.state.borrow_mut().emit(Event::Note(text.to_string()));
+        Ok(())
+    });
+
+    // Chance.
+    engine.register_fn("random", |g: &mut GameApi, n: i64| -> RhaiResult<i64> {
+        if n <= 0 {
+            return fail(format!("random({n}): the range must be positive"));
+        }
+        g.state.borrow_mut().random(n as u64).map_err(Into::into)
+    });
+    // A piece of a zone taken at random: a chance outcome of its own (`* pick zone piece` in
+    // logs), shown in a seat's copy only if that seat saw the piece where it lay.
+    engine.register_fn("pick_random", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let picked = g.state.borrow_mut().pick_random(&g.defs, z)?;
+        Ok(picked.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
+    });
+    // The top piece of a deck to another zone; an empty deck is first made again from its
+    // discard pile, shuffled. () when both are empty.
+    engine.register_fn("draw", |g: &mut GameApi, from: &str, to: &str, refill: &str| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let (from, to, refill) = (g.zone(from)?, g.zone(to)?, g.zone(refill)?);
+        let mut s = g.state.borrow_mut();
+        if s.count(from) == 0 && s.count(refill) > 0 {
+            for p in s.pieces_in(&g.defs, refill).into_iter().rev() {
+                s.move_piece(&g.defs, p, from);
+            }
+            s.shuffle(&g.defs, from)?;
+        }
+        let Some(top) = s.top(&g.defs, from) else { return Ok(Dynamic::UNIT) };
+        s.move_piece(&g.defs, top, to);
+        Ok(Dynamic::from_int(i64::from(top)))
+    });
+    engine.register_fn("shuffle", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        g.state.borrow_mut().shuffle(&g.defs, z).map_err(Into::into)
+    });
+    engine.register_fn("roll", |g: &mut GameApi, piece: i64| -> RhaiResult<Dynamic> {
+        let p = g.piece(piece)?;
+        let face = g.state.borrow_mut().roll(&g.defs, p)?;
+        let kind = &g.defs.kinds[g.defs.pieces[p as usize].kind as usize];
+        let prop =
+            kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
+        Ok(prop_dynamic(&g.defs, &prop, face))
+    });
+
+    // Rolls every die in a zone, in the zone's order, except those showing `keep` (a face; a
+    // word that is no face keeps none). Returns how many were rolled.
+    engine.register_fn("roll_keeping", |g: &mut GameApi, zone: &str, keep: &str| -> RhaiResult<i64> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let keep = g.defs.symbol(keep).map(i64::from);
+        let mut s = g.state.borrow_mut();
+        let mut rolled = 0;
+        for p in s.pieces_in(&g.defs, z) {
+            let shows = g.defs.prop_slot(p, "face").map(|slot| s.prop(slot));
+            if shows.is_none() || shows != keep {
+                s.roll(&g.defs, p)?;
+                rolled += 1;
+            }
+        }
+        Ok(rolled)
+    });
+
+    // The board graph.
+    engine.register_fn("neighbors", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        g.charge(g.defs.edges.len())?;
+        let z = g.zone(zone)?;
+        let mut out = Array::new();
+        for e in &g.defs.edges {
+            if e.from == z {
+                out.push(Dynamic::from(g.defs.zone_names[e.to as usize].clone()));
+            } else if e.to == z && !e.one_way {
+                out.push(Dynamic::from(g.defs.zone_names[e.from as usize].clone()));
+            }
+        }
+        Ok(out)
+    });
+    engine.register_fn("edge_kind", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<Dynamic> {
+        g.charge(g.defs.edges.len())?;
+        let (a, b) = (g.zone(from)?, g.zone(to)?);
+        let e = g.defs.edges.iter().find(|e| (e.from == a && e.to == b) || (!e.one_way && e.from == b && e.to == a));
+        Ok(e.and_then(|e| e.kind.clone()).map(Dynamic::from).unwrap_or(Dynamic::UNIT))
+    });
+    engine.register_fn("links", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+        g.charge(g.defs.edges.len())?;
+        let z = g.zone(zone)?;
+        let mut out = Array::new();
+        for e in &g.defs.edges {
+            let (to, against) = match (e.from == z, e.to == z) {
+                (true, _) => (e.to, false),
+                (false, true) => (e.from, e.one_way),
+                _ => continue,
+            };
+            let mut link = Map::new();
+            link.insert("to".into(), Dynamic::from(g.defs.zone_names[to as usize].clone()));
+            link.insert("kind".into(), e.kind.clone().map(Dynamic::from).unwrap_or(Dynamic::UNIT));
+            link.insert("against".into(), Dynamic::from(against));
+            out.push(Dynamic::from_map(link));
+        }
+        Ok(out)
+    });
+    engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
+        g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
+        graph_distances(&g.defs, g.zone(from)?, most, false)
+    });
+    engine.register_fn("distances_to", |g: &mut GameApi, to: &str, most: i64| -> RhaiResult<Map> {
+        g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
+        graph_distances(&g.defs, g.zone(to)?, most, true)
+    });
+}
+
+fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i64> {
+    let z = g.zone(zone)?;
+    let f = Filter::new(&g.defs, filter)?;
+    let s = g.state.borrow();
+    let mut total = 0i64;
+    for p in s.pieces_in(&g.defs, z) {
+        if f.matches(&g.defs, &s, p) {
+            match g.defs.prop_slot(p, prop) {
+                Some(slot) => total = total.saturating_add(s.prop(slot)),
+                None => return fail(format!("{} has no property `{prop}`", g.defs.pieces[p as usize].name)),
+            }
+        }
+    }
+    Ok(total)
+}
+
+fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()> {
+    // A prompt is kept until it is answered: a hook opening them in a loop fills memory.
+    g.charge(PROMPT_WORK)?;
+    let defs = &g.defs;
+    let Some(seat_id) = defs.seat(seat) else { return fail(format!("no seat named `{seat}`")) };
+    let Some(action_id) = defs.action(action) else { return fail(format!("no action named `{action}`")) };
+    let def = &defs.actions[action_id as usize];
+    let mut args = vec![None; def.params.len()];
+    for (key, value) in fixed {
+        let Some(i) = def.params.iter().position(|p| p.name == key.as_str()) else {
+            return fail(format!("action `{action}` has no parameter `{key}`"));
+        };
+        args[i] =
+            Some(to_value(defs, &def.params[i].domain, value).map_err(|e| format!("ask {action}: {}: {e}", key))?);
+    }
+    let mut s = g.state.borrow_mut();
+    let group = s.next_group;
+    s.next_group += 1;
+    s.prompts.push_back(Prompt { seat: seat_id, action: action_id, fixed: args, group, while_hook: None });
+    s.changes += 1;
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! The Rhai bridge: compiles a ruleset's scripts once and runs its hooks against a game state.
+//!
+//! Scripts see the game only through the `Game` handle registered here; every method checks its
+//! arguments and changes state through `State`'s methods, which keep the invariants and record
+//! events. While a hook runs, the state is moved into a cell the handle shares (a swap, not a
+//! copy) and moved back afterwards. Scripts run under operation, depth and size limits, so a
+//! runaway script is an error rather than a hang.
+
+mod board;
+mod engine;
+mod game_api;
+#[cfg(feature = "script-signatures")]
+mod signatures;
+mod values;
+mod view_api;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rhai::{AST, Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope};
+
+use crate::diag::{Diagnostic, Error, FileId};
+use crate::rules::defs::{Defs, HookId, SeatId};
+use crate::state::State;
+
+use game_api::GameApi;
+#[cfg(feature = "script-signatures")]
+pub use signatures::{NativeFunction, native_functions};
+pub(crate) use values::{action_map, args_map, from_value, map_action};
+use view_api::SeatView;
+
+/// Most operations one hook call may perform before it is stopped as a runaway.
+pub const MAX_OPERATIONS: u64 = 2_000_000;
+
+/// How deep script functions may call each other (an endless recursion stops here, long
+/// before the native stack runs out).
+pub const MAX_CALL_LEVELS: usize = 64;
+
+/// The longest string, and the most elements an array or map may hold, in a script (counted
+/// through nesting: an array of strings holds their characters too).
+pub const MAX_DATA_SIZE: usize = 10_000;
+
+type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// The most work one hook call may make the engine do on its behalf, in pieces looked at (and
+/// bytes of notes written, prompts opened). A single operation of the script can ask the engine
+/// to walk every piece (`game.pieces`, `game.shuffle`, ...), so the operation limit alone would
+/// let a loop of such calls run for an hour, or record gigabytes of events. The shipped rulesets
+/// need at most a few thousand in any hook call (measured over their simulations).
+pub const MAX_ENGINE_WORK: u64 = 2_000_000;
+
+/// What opening a prompt counts for in `MAX_ENGINE_WORK` (prompts are kept until answered):
+/// a hook may open 10,000.
+const PROMPT_WORK: usize = 200;
+
+fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
+    Err(message.into().into())
+}
+
+/// Compiled scripts of one ruleset and the engine that runs them.
+pub(crate) struct Scripts {
+    engine: Engine,
+    ast: AST,
+    cell: Rc<RefCell<State>>,
+    defs: Rc<Defs>,
+    /// Engine work done for the running hook (see `MAX_ENGINE_WORK`).
+    work: Rc<Cell<u64>>,
+    /// The file defining each script function, to name it in errors, and the byte offset of
+    /// its definition there.
+    fn_file: HashMap<String, (FileId, usize)>,
+}
+
+impl Scripts {
+    /// Runs a hook with the game (and, for action hooks, the action's arguments). The state is
+    /// moved into the scripts' cell for the call and back out, whatever the result.
+    pub(crate) fn call(&self, hook: HookId, state: &mut State, args: Option<Map>) -> Result<Dynamic, Error> {
+        self.call_with(hook, state, args.map(Dynamic::from_map))
+    }
+
+    /// Runs a hook with the game and one more argument of any kind.
+    pub(crate) fn call_with(&self, hook: HookId, state: &mut State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+        std::mem::swap(state, &mut *self.cell.borrow_mut());
+        let result = self.call_in_cell(hook, extra);
+        std::mem::swap(state, &mut *self.cell.borrow_mut());
+        result
+    }
+
+    /// Runs a hook that must not change the game (a `legal` or `options` hook) on a scratch copy
+    /// of `state`, kept in the scripts' cell between calls so that copying allocates nothing.
+    pub(crate) fn call_on_copy(&self, hook: HookId, state: &State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+        self.cell.borrow_mut().copy_for_scratch(state);
+        self.call_in_cell(hook, extra)
+    }
+
+    /// Runs a hook on the state in the scripts' cell.
+    fn call_in_cell(&self, hook: HookId, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+        let name = &self.defs.hooks[hook as usize].name;
+        self.work.set(0);
+        let api = GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
+        let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+        let mut scope = Scope::new();
+        let result = match extra {
+            None => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api,)),
+            Some(arg) => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api, arg)),
+        };
+        result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
+    }
+
+    /// Asks an agent written in the scripts to choose among `options` for `seat`. The agent sees
+    /// the game through a `View` handle that shows only what the seat may know; it works on a
+    /// copy of the state, so it cannot change the game.
+    pub(crate) fn call_agent(&self, hook: HookId, state: &State, seat: SeatId, options: Array) -> Result<i64, Error> {
+        let name = &self.defs.hooks[hook as usize].name;
+        self.call_view(hook, state, seat, Some(options))?.as_int().map_err(|t| {
+            Error::Script(Box::new(Diagnostic::new(format!(
+                "agent `{name}` must return the index of an option, not a {t}"
+            ))))
+        })
+    }
+
+    /// Asks an agent written in the scripts for the action `seat` takes (a map, or `()` to
+    /// wait), seeing the game as `call_agent` does.
+    pub(crate) fn call_agent_act(&self, hook: HookId, state: &State, seat: SeatId) -> Result<Dynamic, Error> {
+        self.call_view(hook, state, seat, None)
+    }
+
+    fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
+        let name = &self.defs.hooks[hook as usize].name;
+        self.cell.borrow_mut().copy_for_scratch(state);
+        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+        let mut scope = Scope::new();
+        let result = match options {
+            Some(options) => {
+                self.engine.call_fn_with_options::<Dynamic>(call_options, &mut scope, &self.ast, name, (view, options))
+            }
+            None => self.engine.call_fn_with_options::<Dynamic>(call_options, &mut scope, &self.ast, name, (view,)),
+        };
+        result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
+    }
+
+    /// Everything a script agent of `seat` can read through its `View` handle, as text: every
+    /// zone's count and visible pieces, each piece's name, kind, zone and properties, the
+    /// counters shown, the phase and the prompt. Read through the handle's own functions (a
+    /// probe script on the scripts' engine), so that the information-set test compares what an
+    /// agent really gets.
+    pub(crate) fn probe_view(&self, state: &State, seat: SeatId) -> Result<String, Error> {
+        const PROBE: &str = r#"
+            fn probe(view, zones, counters, props) {
+                let out = [view.seat(), view.phase(), view.prompt(), view.players()];
+                for c in counters { try { out += [c, view.counter(c)]; } catch { out += [c, "not shown"]; } }
+                for z in zones {
+                    out += [z, view.count(z)];
+                    for p in view.pieces(z) {
+                        out += [p, view.name(p), view.kind(p), view.zone_of(p)];
+                        for name in props { try { out += [name, view.prop(p, name)]; } catch { } }
+                        out += [view.piece(view.name(p))];
+                    }
+                    out += [view.tally(z, "face")];
+                }
+                out
+            }
+        "#;
+        // The probe runs zone by zone (counters with the first), so that a large ruleset stays
+        // within the scripts' limit on the size of an array.
+        let ast = self.engine.compile(PROBE).map_err(|e| Error::Input(format!("view probe: {e}")))?;
+        self.cell.borrow_mut().copy_for_scratch(state);
+        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        let names = |list: &[ImmutableString]| -> Array { list.iter().cloned().map(Dynamic::from).collect() };
+        let mut props: Vec<ImmutableString> = self
+            .defs
+            .kinds
+            .iter()
+            .flat_map(|k| k.props.iter().map(|p| ImmutableString::from(p.name.as_str())))
+            .collect();
+        props.sort();
+        props.dedup();
+        let counters: Vec<ImmutableString> = self.defs.counters.iter().map(|c| c.name.as_str().into()).collect();
+        let mut text = Vec::new();
+        for (i, zone) in self.defs.zone_names.iter().enumerate() {
+            let counters = if i == 0 { names(&counters) } else { Array::new() };
+            let args = (view.clone(), names(std::slice::from_ref(zone)), counters, names(&props));
+            let options = CallFnOptions::new().eval_ast(false);
+            let out = self
+                .engine
+                .call_fn_with_options::<Array>(options, &mut Scope::new(), &ast, "probe", args)
+                .map_err(|e| Error::Input(format!("view probe: {e}")))?;
+            text.extend(out.iter().map(|v| v.to_string()));
+        }
+        Ok(text.join(" "))
+    }
+
+    /// Runs a hook whose return value does not matter.
+    pub(crate) fn run(&self, hook: HookId, state: &mut State, args: Option<Map>) -> Result<(), Error> {
+        self.call(hook, state, args).map(drop)
+    }
+}

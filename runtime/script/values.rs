@@ -1,0 +1,125 @@
+//! Script values and the engine's own: action arguments to and from script values, actions as
+//! maps, and the helpers registered on plain lists.
+
+use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+
+use crate::rules::defs::{Defs, Domain, PieceId, SeatId};
+use crate::value::{Action, Value};
+
+/// Converts a script value into an action argument of the given domain.
+pub(crate) fn to_value(defs: &Defs, domain: &Domain, v: &Dynamic) -> Result<Value, String> {
+    let text = v.clone().into_immutable_string().ok();
+    match domain {
+        Domain::Piece(..) => match v.as_int() {
+            Ok(id) if (0..defs.pieces.len() as i64).contains(&id) => Ok(Value::Piece(id as PieceId)),
+            _ => text
+                .and_then(|t| defs.piece(&t))
+                .map(Value::Piece)
+                .ok_or_else(|| format!("expected a piece, found {v}")),
+        },
+        Domain::Zone(_) => {
+            text.and_then(|t| defs.zone(&t)).map(Value::Zone).ok_or_else(|| format!("expected a zone name, found {v}"))
+        }
+        Domain::Word(_) => {
+            text.and_then(|t| defs.symbol(&t)).map(Value::Word).ok_or_else(|| format!("expected a word, found {v}"))
+        }
+        Domain::Int(..) => v.as_int().map(Value::Int).map_err(|_| format!("expected an integer, found {v}")),
+        Domain::Seat => {
+            text.and_then(|t| defs.seat(&t)).map(Value::Seat).ok_or_else(|| format!("expected a seat name, found {v}"))
+        }
+    }
+}
+
+/// An action argument as a script value.
+pub(crate) fn from_value(defs: &Defs, v: &Value) -> Dynamic {
+    match v {
+        Value::Piece(p) => Dynamic::from_int(i64::from(*p)),
+        Value::Zone(z) => Dynamic::from(defs.zone_names[*z as usize].clone()),
+        Value::Word(w) => Dynamic::from(defs.symbols[*w as usize].clone()),
+        Value::Int(i) => Dynamic::from_int(*i),
+        Value::Seat(s) => Dynamic::from(defs.seat_names[*s as usize].clone()),
+    }
+}
+
+/// An action as scripts list and receive options: `#{action: "enter", to: "tile_3"}`.
+pub(crate) fn action_map(defs: &Defs, action: &Action) -> Map {
+    let def = &defs.actions[action.action as usize];
+    let mut map = Map::new();
+    map.insert("action".into(), Dynamic::from(ImmutableString::from(def.name.as_str())));
+    for (p, v) in def.params.iter().zip(&action.args) {
+        map.insert(p.name.as_str().into(), from_value(defs, v));
+    }
+    map
+}
+
+/// The action a script describes as `#{action: "...", <param>: value...}` for `seat`.
+pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<Action, String> {
+    let map =
+        value.read_lock::<Map>().ok_or_else(|| format!("expected a map like #{{action: \"...\"}}, found {value}"))?;
+    let name =
+        map.get("action").and_then(|a| a.clone().into_immutable_string().ok()).ok_or("the map has no `action` name")?;
+    let action = defs.action(&name).ok_or_else(|| format!("no action named `{name}`"))?;
+    let def = &defs.actions[action as usize];
+    let mut args = Vec::with_capacity(def.params.len());
+    for p in &def.params {
+        let v = map.get(p.name.as_str()).ok_or_else(|| format!("{name}: missing `{}`", p.name))?;
+        args.push(to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?);
+    }
+    Ok(Action { seat, action, args })
+}
+
+/// An action's arguments as the map `apply` and `legal` hooks receive, plus `seat`.
+pub(crate) fn args_map(defs: &Defs, action: &Action) -> Map {
+    let def = &defs.actions[action.action as usize];
+    let mut map = Map::new();
+    for (p, v) in def.params.iter().zip(&action.args) {
+        map.insert(p.name.as_str().into(), from_value(defs, v));
+    }
+    map.insert("seat".into(), Dynamic::from(defs.seat_names[action.seat as usize].clone()));
+    map
+}
+
+/// Helpers on plain script values, for agents reading their options.
+pub(super) fn register_helpers(engine: &mut Engine) {
+    // The index of the first map in `list` that has every key of `pattern` with its value, or
+    // -1: `options.index_matching(#{ action: "move", to: "hall" })`.
+    engine.register_fn("index_matching", |list: &mut Array, pattern: Map| -> i64 {
+        let matches = |item: &Dynamic| {
+            item.read_lock::<Map>().is_some_and(|m| {
+                pattern.iter().all(|(k, want)| m.get(k.as_str()).is_some_and(|have| same_value(have, want)))
+            })
+        };
+        list.iter().position(matches).map_or(-1, |i| i as i64)
+    });
+
+    // `list.contains(x)`, `x in list` and `list.index_of(x)` for numbers and words, compared
+    // here. Rhai's own versions call the `==` operator once per element through a fresh call
+    // context, which costs about a microsecond each (measured); they stay in use for other kinds.
+    engine.register_fn("contains", |list: &mut Array, x: i64| list.iter().any(|item| item.as_int() == Ok(x)));
+    engine.register_fn("contains", |list: &mut Array, x: ImmutableString| list.iter().any(|item| is_word(item, &x)));
+    engine.register_fn("index_of", |list: &mut Array, x: i64| {
+        list.iter().position(|item| item.as_int() == Ok(x)).map_or(-1, |i| i as i64)
+    });
+    engine.register_fn("index_of", |list: &mut Array, x: ImmutableString| {
+        list.iter().position(|item| is_word(item, &x)).map_or(-1, |i| i as i64)
+    });
+}
+
+/// Whether a script value is the string `word`.
+fn is_word(item: &Dynamic, word: &str) -> bool {
+    item.read_lock::<ImmutableString>().is_some_and(|s| s.as_str() == word)
+}
+
+/// Whether two script values are equal (integers, strings, booleans; other kinds never match).
+fn same_value(a: &Dynamic, b: &Dynamic) -> bool {
+    if let (Ok(x), Ok(y)) = (a.as_int(), b.as_int()) {
+        return x == y;
+    }
+    if let (Ok(x), Ok(y)) = (a.as_bool(), b.as_bool()) {
+        return x == y;
+    }
+    match (a.read_lock::<ImmutableString>(), b.read_lock::<ImmutableString>()) {
+        (Some(x), Some(y)) => *x == *y,
+        _ => false,
+    }
+}

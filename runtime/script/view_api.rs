@@ -1,0 +1,166 @@
+//! The `View` handle agents written in the scripts receive: the game as one seat may know it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+
+use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
+use super::game_api::{prop_dynamic, team_of};
+use super::{RhaiResult, fail};
+use crate::rules::defs::{Defs, PieceId, SeatId, Sight, ZoneId};
+use crate::state::State;
+
+/// The handle agents written in the scripts receive as `view`: the game as one seat may know it.
+/// Every method checks visibility (the rule of `view::sight`): pieces the seat cannot see are left
+/// out of lists, and asking about one directly is an error.
+#[derive(Clone)]
+pub struct SeatView {
+    pub(super) state: Rc<RefCell<State>>,
+    pub(super) defs: Rc<Defs>,
+    pub(super) seat: SeatId,
+}
+
+impl SeatView {
+    fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
+        self.defs.zone(name).map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
+    }
+
+    /// A piece the seat can see, or an error that does not say where it is.
+    fn seen(&self, id: i64) -> RhaiResult<PieceId> {
+        let s = self.state.borrow();
+        if (0..self.defs.pieces.len() as i64).contains(&id) {
+            let p = id as PieceId;
+            if crate::view::sight::visible(&self.defs, &s, Some(self.seat), s.zone_of(p), p) {
+                return Ok(p);
+            }
+        }
+        fail(format!("{id} is not a piece this seat can see"))
+    }
+
+    fn visible_in(&self, zone: ZoneId) -> Vec<PieceId> {
+        let s = self.state.borrow();
+        s.pieces_in(&self.defs, zone)
+            .into_iter()
+            .filter(|&p| crate::view::sight::visible(&self.defs, &s, Some(self.seat), zone, p))
+            .collect()
+    }
+}
+
+/// Registers the `View` handle and its natives.
+pub(super) fn register(engine: &mut Engine) {
+    engine.register_type_with_name::<SeatView>("View");
+    engine.register_fn("seat", |v: &mut SeatView| v.defs.seat_names[v.seat as usize].clone());
+    engine.register_fn("players", |v: &mut SeatView| i64::from(v.state.borrow().players));
+    engine.register_fn("team", |v: &mut SeatView, seat: &str| -> RhaiResult<Dynamic> { team_of(&v.defs, seat) });
+    engine.register_fn("seats", |v: &mut SeatView| -> Array {
+        let n = v.state.borrow().players as usize;
+        v.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
+    });
+    engine.register_fn("clock", |v: &mut SeatView| v.state.borrow().clock);
+    // The action the seat is asked for by a pending prompt (`"give"`), or `()`.
+    engine.register_fn("prompt", |v: &mut SeatView| -> Dynamic {
+        let s = v.state.borrow();
+        match s.prompts.front() {
+            Some(p) if p.seat == v.seat => Dynamic::from(v.defs.actions[p.action as usize].name.clone()),
+            _ => Dynamic::UNIT,
+        }
+    });
+    engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
+    engine.register_fn("counter", |v: &mut SeatView, name: &str| -> RhaiResult<i64> {
+        let Some(c) = v.defs.counter(name) else { return fail(format!("no counter named `{name}`")) };
+        let def = &v.defs.counters[c as usize];
+        let shown = match def.visible {
+            crate::rules::defs::CounterSight::All => true,
+            crate::rules::defs::CounterSight::Owner => def.owner == Some(v.seat),
+            crate::rules::defs::CounterSight::None => false,
+        };
+        if !shown {
+            return fail(format!("counter `{name}` is not shown to this seat"));
+        }
+        Ok(v.state.borrow().counter(c))
+    });
+    engine.register_fn("pieces", |v: &mut SeatView, zone: &str| -> RhaiResult<Array> {
+        let z = v.zone(zone)?;
+        Ok(v.visible_in(z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
+    });
+    engine.register_fn("count", |v: &mut SeatView, zone: &str| -> RhaiResult<i64> {
+        let z = v.zone(zone)?;
+        match v.defs.zones[z as usize].sight(v.seat) {
+            Sight::None => Ok(v.visible_in(z).len() as i64),
+            _ => Ok(i64::from(v.state.borrow().count(z))),
+        }
+    });
+    engine.register_fn("zone_of", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = v.seen(piece)?;
+        Ok(v.defs.zone_names[v.state.borrow().zone_of(p) as usize].clone())
+    });
+    engine.register_fn("name", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = v.seen(piece)?;
+        Ok(v.defs.piece_names[p as usize].clone())
+    });
+    engine.register_fn("kind", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
+        let p = v.seen(piece)?;
+        Ok(v.defs.kind_names[v.defs.pieces[p as usize].kind as usize].clone())
+    });
+    engine.register_fn("piece", |v: &mut SeatView, name: &str| -> RhaiResult<i64> {
+        let Some(p) = v.defs.piece(name) else { return fail(format!("no piece named `{name}`")) };
+        v.seen(i64::from(p)).map(i64::from)
+    });
+    engine.register_fn("prop", |v: &mut SeatView, piece: i64, name: &str| -> RhaiResult<Dynamic> {
+        let p = v.seen(piece)?;
+        let Some((slot, def)) = v.defs.prop_ref(p, name) else {
+            return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
+        };
+        let state = v.state.borrow();
+        let value = state.prop(slot);
+        // A reference to a piece this seat cannot see would name it: the agent gets "?".
+        let index = slot - v.defs.pieces[p as usize].prop_base;
+        if !crate::view::sight::may_show_prop(&v.defs, &state, Some(v.seat), p, index, value) {
+            return Ok(Dynamic::from(crate::view::sight::MASKED));
+        }
+        Ok(prop_dynamic(&v.defs, &def.kind, value))
+    });
+    engine.register_fn("pieces_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<Array> {
+        let z = v.zone(zone)?;
+        let f = Filter::new(&v.defs, &filter)?.seen_by(v.seat);
+        let s = v.state.borrow();
+        let seen = v.visible_in(z);
+        Ok(seen.into_iter().filter(|&p| f.matches(&v.defs, &s, p)).map(|p| Dynamic::from_int(i64::from(p))).collect())
+    });
+    engine.register_fn("count_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<i64> {
+        let z = v.zone(zone)?;
+        let f = Filter::new(&v.defs, &filter)?.seen_by(v.seat);
+        let s = v.state.borrow();
+        let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
+        Ok(s.pieces_in_any_order(z).filter(seen).filter(|&p| f.matches(&v.defs, &s, p)).count() as i64)
+    });
+    engine.register_fn("tally", |v: &mut SeatView, zone: &str, prop: &str| -> RhaiResult<Map> {
+        let z = v.zone(zone)?;
+        Ok(tally(&v.defs, &v.state.borrow(), z, prop, Some(v.seat)))
+    });
+    engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
+        let p = v.seen(from)?;
+        let goals = [Filter::new(&v.defs, &goal)?.seen_by(v.seat)];
+        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
+    });
+    engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
+        let p = v.seen(from)?;
+        let goals: Vec<Filter> = filters(&v.defs, &goals)?.into_iter().map(|f| f.seen_by(v.seat)).collect();
+        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
+    });
+    engine.register_fn("linked", |v: &mut SeatView, from: i64, links: Array| -> RhaiResult<Array> {
+        let p = v.seen(from)?;
+        linked(&v.defs, &v.state.borrow(), p, &link_names(&links)?, Some(v.seat))
+    });
+    // The board graph is printed on the board: every seat may read it.
+    engine.register_fn("distances", |v: &mut SeatView, from: &str, most: i64| -> RhaiResult<Map> {
+        graph_distances(&v.defs, v.zone(from)?, most, false)
+    });
+    engine.register_fn("distances_to", |v: &mut SeatView, to: &str, most: i64| -> RhaiResult<Map> {
+        graph_distances(&v.defs, v.zone(to)?, most, true)
+    });
+    engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
+        v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
+    });
+}

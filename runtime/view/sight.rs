@@ -1,0 +1,41 @@
+//! The visibility rule on a bare state: whether a seat sees a piece, and whether it may be shown
+//! a property's value. It needs only the definitions and the state, so that the script handles
+//! (below the flow of play) apply the same rule as `view` (above it).
+
+use crate::rules::defs::{Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
+use crate::state::State;
+
+/// The mask written for what a seat may not see: an argument in its copy of a log, a property
+/// or name in a script agent's view.
+pub const MASKED: &str = "?";
+
+/// The visibility rule itself: `seat` (or, with `None`, an omniscient observer) sees a piece in
+/// `zone` when it lies face up or the zone shows that seat everything.
+pub(crate) fn visible(defs: &Defs, state: &State, seat: Option<SeatId>, zone: ZoneId, piece: PieceId) -> bool {
+    match seat {
+        None => true,
+        Some(s) => state.is_face_up(piece) || defs.zones[zone as usize].sight(s) == Sight::All,
+    }
+}
+
+/// Whether the value of property `index` of `piece` may be shown to `seat`. A reference to a
+/// piece the seat cannot see would tell which piece it is (the card a player just drew), so it
+/// is shown only when the referenced piece is seen, or when it is the value the ruleset
+/// declares for the piece (printed on it: a card that names another piece), which is no secret.
+pub(crate) fn may_show_prop(
+    defs: &Defs,
+    state: &State,
+    seat: Option<SeatId>,
+    piece: PieceId,
+    index: usize,
+    value: i64,
+) -> bool {
+    let def = &defs.pieces[piece as usize];
+    match defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind) {
+        Some(PropKind::Piece(_)) if value >= 0 && (value as usize) < defs.pieces.len() => {
+            let referenced = value as PieceId;
+            def.props.get(index) == Some(&value) || visible(defs, state, seat, state.zone_of(referenced), referenced)
+        }
+        _ => true,
+    }
+}

@@ -405,3 +405,23 @@ fn the_lockers_a_robber_looks_at_stay_its_own() {
             .contains(&"locker_bronze_4".to_string())
     );
 }
+
+/// The path is the robber's: in `two-players-sandra.log` blue's move to biz_2 has two paths of
+/// 2 points that leave different tiles. Through tile_6 it passes 4 officers (a third handcuff
+/// card); through start_a, more (a fourth). A tile no remaining path leaves apart is refused.
+#[test]
+fn the_robber_picks_the_path_of_a_move() {
+    use tabula::log::{ReplayOptions, parse, replay_with};
+    let text = std::fs::read_to_string("examples/logs/escape-plan/two-players-sandra.log").expect("reads");
+    let line = text.lines().position(|l| l == "blue: path tile_6").expect("blue picks its path") + 1;
+    let upto = ReplayOptions { until_line: Some(line), record: false };
+    let with = |choice: &str| {
+        let log = parse(&text.replace("blue: path tile_6", choice), 0).expect("parses");
+        replay_with(&log, rules(), &upto).map(|r| r.game)
+    };
+    let via_tile_6 = with("blue: path tile_6").expect("the log's path");
+    let via_start_a = with("blue: path start_a").expect("the other path");
+    assert_eq!(pieces(&via_tile_6, "cuffs.blue").len(), 3);
+    assert_eq!(pieces(&via_start_a, "cuffs.blue").len(), 4);
+    assert!(with("blue: path tile_7").is_err(), "tile_7 lies on both paths: nothing to choose");
+}

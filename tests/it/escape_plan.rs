@@ -338,3 +338,90 @@ fn the_same_seed_gives_the_same_game() {
     assert_eq!(a.events(), b.events());
     assert_ne!(a.events(), c.events());
 }
+
+/// `examples/logs/escape-plan/gas-can.log`: the move from the shop to route 2 costs 4 points
+/// (three changes of terrain and the change of location), one more than a robber's 3, so the
+/// gas can pays for it and goes back to the supply; the robber arrives, the two patrol officers
+/// left behind are evaded by the two scanners (the first by the one chosen) and the detective
+/// and the SWAT officer give a wound each.
+#[test]
+fn a_move_of_four_points_is_paid_with_a_gas_can() {
+    use tabula::log::{ReplayOptions, parse, replay_with};
+    let text = std::fs::read_to_string("examples/logs/escape-plan/gas-can.log").expect("reads");
+    let log = parse(&text, 0).expect("parses");
+    let line = |action: &str| text.lines().position(|l| l == action).expect("the log has the line") + 1;
+    let at = |until: usize| {
+        replay_with(&log, rules(), &ReplayOptions { until_line: Some(until), record: false }).expect("replays").game
+    };
+    let before = at(line("red: move route_2") - 1);
+    assert_eq!(pieces(&before, "cans.red"), ["gas_can_1"]);
+    assert_eq!(counter(&before, "wounds.red"), 1);
+    assert_eq!(prop(&before, "route_2", "cost"), 4, "three terrain changes and the change of location");
+    let after = at(line("red: evade patrol_1 scanner_2"));
+    assert!(pieces(&after, "cans.red").is_empty(), "the gas can is spent");
+    assert!(pieces(&after, "gas_supply").contains(&"gas_can_1".to_string()));
+    assert_eq!(target(&after, "robber_red", "at").as_deref(), Some("route_2"));
+    assert_eq!(counter(&after, "wounds.red"), 3, "detective_1 and swat_1 could not be evaded");
+    assert_eq!((prop(&after, "scanner_1", "ready"), prop(&after, "scanner_2", "ready")), (0, 0));
+    assert_eq!(counter(&after, "money.red"), 11, "5 - 2 scanners + the open route's income 10");
+}
+
+/// "Schließfächer öffnen" is looked at in private: `locker.log` and a copy in which yellow's
+/// bronze pile differs only in a locker it sees (locker_bronze_1 where locker_bronze_4 was, so
+/// that it keeps that one) look the same, line for line, to every other seat (their views and
+/// their copies of the log, where the secret `keep` is masked); to yellow they differ.
+#[test]
+fn the_lockers_a_robber_looks_at_stay_its_own() {
+    use tabula::log::{ReplayOptions, parse, replay_with, seat_log};
+    use tabula::view::view;
+    let text = std::fs::read_to_string("examples/logs/escape-plan/locker.log").expect("reads");
+    let shuffle = text.lines().find(|l| l.starts_with("* shuffle lockers_bronze")).expect("a bronze shuffle");
+    let swapped = shuffle
+        .replace("locker_bronze_4", "X")
+        .replace("locker_bronze_1", "locker_bronze_4")
+        .replace('X', "locker_bronze_1");
+    let other =
+        text.replacen(shuffle, &swapped, 1).replace("yellow: keep locker_bronze_4", "yellow: keep locker_bronze_1");
+    assert_ne!(text, other);
+    let (a, b) = (parse(&text, 0).expect("parses"), parse(&other, 0).expect("parses"));
+    let keep = text.lines().position(|l| l.starts_with("yellow: keep")).expect("yellow keeps a locker") + 1;
+    let rules = rules();
+    for line in [keep - 1, keep] {
+        let upto = ReplayOptions { until_line: Some(line), record: false };
+        let ga = replay_with(&a, rules.clone(), &upto).expect("replays").game;
+        let gb = replay_with(&b, rules.clone(), &upto).expect("replays").game;
+        for seat in 0..3u8 {
+            assert_eq!(view(&ga, Some(seat)), view(&gb, Some(seat)), "seat {seat}, line {line}");
+        }
+        assert_ne!(view(&ga, Some(3)), view(&gb, Some(3)), "yellow sees what it looks at (line {line})");
+    }
+    for seat in 0..3u8 {
+        let (ca, cb) =
+            (seat_log(&a, rules.clone(), seat).expect("copy"), seat_log(&b, rules.clone(), seat).expect("copy"));
+        assert_eq!(ca.to_string(), cb.to_string(), "seat {seat}'s copy of the log");
+    }
+    assert!(
+        pieces(&replay_with(&a, rules.clone(), &ReplayOptions::default()).expect("replays").game, "loot.yellow")
+            .contains(&"locker_bronze_4".to_string())
+    );
+}
+
+/// The path is the robber's: in `two-players-sandra.log` blue's move to biz_2 has two paths of
+/// 2 points that leave different tiles. Through tile_6 it passes 4 officers (a third handcuff
+/// card); through start_a, more (a fourth). A tile no remaining path leaves apart is refused.
+#[test]
+fn the_robber_picks_the_path_of_a_move() {
+    use tabula::log::{ReplayOptions, parse, replay_with};
+    let text = std::fs::read_to_string("examples/logs/escape-plan/two-players-sandra.log").expect("reads");
+    let line = text.lines().position(|l| l == "blue: path tile_6").expect("blue picks its path") + 1;
+    let upto = ReplayOptions { until_line: Some(line), record: false };
+    let with = |choice: &str| {
+        let log = parse(&text.replace("blue: path tile_6", choice), 0).expect("parses");
+        replay_with(&log, rules(), &upto).map(|r| r.game)
+    };
+    let via_tile_6 = with("blue: path tile_6").expect("the log's path");
+    let via_start_a = with("blue: path start_a").expect("the other path");
+    assert_eq!(pieces(&via_tile_6, "cuffs.blue").len(), 3);
+    assert_eq!(pieces(&via_start_a, "cuffs.blue").len(), 4);
+    assert!(with("blue: path tile_7").is_err(), "tile_7 lies on both paths: nothing to choose");
+}

@@ -209,7 +209,7 @@ pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
             }
         }
     }
-    for s in game.to_act() {
+    for s in game.acting() {
         h.write_u8(s);
     }
     if let Some(p) = game.prompt().filter(|p| p.seat == seat) {

@@ -91,10 +91,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--games" => max_games = args.next().ok_or("--games needs a number")?.parse()?,
             "--seconds" => budget = Duration::from_secs_f64(args.next().ok_or("--seconds needs a number")?.parse()?),
             name if !name.starts_with('-') => only.push(name.to_string()),
-            other => return Err(format!("unknown option {other}; expected --games N, --seconds S or ruleset names").into()),
+            other => {
+                return Err(format!("unknown option {other}; expected --games N, --seconds S or ruleset names").into());
+            }
         }
     }
-    println!("| ruleset | players | agent | games/s (one thread) | decisions/game | allocations/game after setup | allocations/game with setup | games played |");
+    println!(
+        "| ruleset | players | agent | games/s (one thread) | decisions/game | allocations/game after setup | allocations/game with setup | games played |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for case in CASES.iter().filter(|c| only.is_empty() || only.iter().any(|o| o == c.ruleset)) {
         let rules = Rc::new(tabula::load(case.ruleset, &LoadOptions::default())?);

@@ -9,12 +9,12 @@
 
 use std::rc::Rc;
 
-use crate::value::{Args, Fixed};
 use crate::diag::{Diagnostic, Error};
 use crate::event::{Event, describe_action};
 use crate::rules::{ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId};
 use crate::script::{args_map, from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
+use crate::value::{Args, Fixed};
 
 /// Phases the flow may pass through without anyone deciding anything before it is declared
 /// stuck (a ruleset whose phases loop without asking).
@@ -248,7 +248,13 @@ impl Game {
     /// Lists the actions of `action` for `seat` that keep the `fixed` arguments, take the others
     /// from their parameters' domains, and pass the built-in checks and the `legal` hook: every
     /// combination, last parameter fastest (so options list in domain order).
-    fn enumerate(&self, seat: SeatId, action: ActionId, fixed: &[Option<Value>], out: &mut Vec<Action>) -> Result<(), Error> {
+    fn enumerate(
+        &self,
+        seat: SeatId,
+        action: ActionId,
+        fixed: &[Option<Value>],
+        out: &mut Vec<Action>,
+    ) -> Result<(), Error> {
         let params = self.rules.actions[action as usize].params.len().min(fixed.len());
         let args = Args::filled(Value::Int(0), params).unwrap_or_default();
         self.enumerate_from(0, fixed, &mut Action { seat, action, args }, out)
@@ -280,14 +286,17 @@ impl Game {
         match &defs.actions[candidate.action as usize].params[k].domain {
             Domain::Piece(kinds, within) => {
                 for (p, def) in defs.pieces.iter().enumerate() {
-                    if kinds.contains(&def.kind) && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p])) {
+                    if kinds.contains(&def.kind) && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p]))
+                    {
                         each(Value::Piece(p as PieceId), candidate)?;
                     }
                 }
             }
             Domain::Zone(zones) => zones.iter().try_for_each(|&z| each(Value::Zone(z), candidate))?,
             Domain::Word(words) => words.iter().try_for_each(|&w| each(Value::Word(w), candidate))?,
-            Domain::Int(lo, hi) if listable(*lo, *hi) => (*lo..=*hi).try_for_each(|i| each(Value::Int(i), candidate))?,
+            Domain::Int(lo, hi) if listable(*lo, *hi) => {
+                (*lo..=*hi).try_for_each(|i| each(Value::Int(i), candidate))?
+            }
             Domain::Int(..) => {}
             Domain::Seat => (0..self.state.players).try_for_each(|s| each(Value::Seat(s), candidate))?,
         }

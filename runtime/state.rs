@@ -12,8 +12,8 @@ use crate::rng::Rng;
 use crate::rules::defs::{
     ActionId, CounterId, Defs, Facing, HookId, PhaseId, PieceId, PropKind, SeatId, SymId, ZoneId,
 };
-pub use crate::value::{Action, Value};
 use crate::value::Fixed;
+pub use crate::value::{Action, Value};
 
 /// A pending decision: a seat must answer with an action, some of whose arguments are fixed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -321,7 +321,9 @@ impl State {
         let z = &defs.zones[zone as usize];
         let from = self.zone_of(piece);
         Some(match self.move_refused(defs, piece, zone)? {
-            MoveRefused::Kind => format!("{} does not take a {}", z.name, defs.kinds[defs.pieces[piece as usize].kind as usize].name),
+            MoveRefused::Kind => {
+                format!("{} does not take a {}", z.name, defs.kinds[defs.pieces[piece as usize].kind as usize].name)
+            }
             MoveRefused::Entry => format!("{} cannot be entered from {}", z.name, defs.zones[from as usize].name),
             MoveRefused::Full(cap) => format!("{} already holds {cap}", z.name),
         })

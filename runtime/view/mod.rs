@@ -214,7 +214,7 @@ pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
     }
     if let Some(p) = game.prompt().filter(|p| p.seat == seat) {
         h.write_u16(p.action);
-        h.write(format!("{:?}", p.fixed).as_bytes());
+        std::hash::Hash::hash(&p.fixed, &mut h);
     }
     // Timers are public: a timer that fires is seen by everyone, even if it changes nothing.
     h.write_usize(state.next_timer);

@@ -23,7 +23,6 @@ pub mod value;
 pub mod view;
 pub mod viewer;
 
-pub use args::Args;
 pub use diag::{Diagnostic, Error};
 pub use flow::Game;
 pub use rules::Rules;

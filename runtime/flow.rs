@@ -11,9 +11,10 @@ use std::rc::Rc;
 
 use crate::diag::{Diagnostic, Error};
 use crate::event::{Event, describe_action};
-use crate::rules::{ActionId, Domain, HookId, MAX_INT_DOMAIN, PropKind, Rules, SeatId, SymId, ZoneId};
+use crate::rules::{ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId};
 use crate::script::{args_map, from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
+use crate::value::{Args, Fixed};
 
 /// Phases the flow may pass through without anyone deciding anything before it is declared
 /// stuck (a ruleset whose phases loop without asking).
@@ -141,42 +142,54 @@ impl Game {
 
     /// The seats that may act now.
     pub fn to_act(&self) -> Vec<SeatId> {
-        if self.is_over() {
-            return Vec::new();
-        }
-        if let Some(p) = self.state.prompts.front() {
-            return vec![p.seat];
-        }
-        let phase = &self.rules.phases[self.state.phase as usize];
-        if phase.actions.is_empty() {
-            return Vec::new();
-        }
-        phase.active.iter().copied().filter(|&s| s < self.state.players).collect()
+        self.acting().collect()
+    }
+
+    /// The seats that may act now, in order, without building a list (`to_act`).
+    pub fn acting(&self) -> impl Iterator<Item = SeatId> + '_ {
+        let (one, many): (Option<SeatId>, &[SeatId]) = match self.state.prompts.front() {
+            _ if self.is_over() => (None, &[]),
+            Some(p) => (Some(p.seat), &[]),
+            None => {
+                let phase = &self.rules.phases[self.state.phase as usize];
+                (None, if phase.actions.is_empty() { &[] } else { &phase.active })
+            }
+        };
+        let players = self.state.players;
+        one.into_iter().chain(many.iter().copied().filter(move |&s| s < players))
     }
 
     /// Every action `seat` may take now. Empty when it is not the seat's turn to decide.
     pub fn legal_actions(&self, seat: SeatId) -> Result<Vec<Action>, Error> {
         let mut out = Vec::new();
+        self.legal_actions_into(seat, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like `legal_actions`, into `out` (emptied first): a caller that decides again and again
+    /// (a simulation, a search) keeps one buffer, and listing the options allocates nothing.
+    pub fn legal_actions_into(&self, seat: SeatId, out: &mut Vec<Action>) -> Result<(), Error> {
+        out.clear();
         if self.is_over() {
-            return Ok(out);
+            return Ok(());
         }
         if let Some(p) = self.state.prompts.front() {
             if p.seat == seat {
-                self.enumerate(seat, p.action, &p.fixed, &mut out)?;
+                self.enumerate(seat, p.action, &p.fixed, out)?;
             }
-            return Ok(out);
+            return Ok(());
         }
         let phase = &self.rules.phases[self.state.phase as usize];
         if phase.active.contains(&seat) && seat < self.state.players {
             if let Some(hook) = phase.options {
-                return self.listed_options(hook, seat);
+                return self.listed_options_into(hook, seat, out);
             }
             for &a in &phase.actions {
-                let free = vec![None; self.rules.actions[a as usize].params.len()];
-                self.enumerate(seat, a, &free, &mut out)?;
+                let free = Fixed::filled(None, self.rules.actions[a as usize].params.len()).unwrap_or_default();
+                self.enumerate(seat, a, &free, out)?;
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every standing action of `seat` that the action's domains and `legal` hooks allow,
@@ -193,7 +206,7 @@ impl Game {
             return Ok(out);
         }
         for &a in &phase.actions {
-            let free = vec![None; self.rules.actions[a as usize].params.len()];
+            let free = Fixed::filled(None, self.rules.actions[a as usize].params.len()).unwrap_or_default();
             self.enumerate(seat, a, &free, &mut out)?;
         }
         Ok(out)
@@ -202,6 +215,13 @@ impl Game {
     /// The standing actions a phase's `options` hook lists for a seat (it runs on a copy of
     /// the state: listing options must not change the game).
     fn listed_options(&self, hook: HookId, seat: SeatId) -> Result<Vec<Action>, Error> {
+        let mut out = Vec::new();
+        self.listed_options_into(hook, seat, &mut out)?;
+        Ok(out)
+    }
+
+    /// `listed_options` into `out`.
+    fn listed_options_into(&self, hook: HookId, seat: SeatId, out: &mut Vec<Action>) -> Result<(), Error> {
         let defs = &*self.rules;
         let seat_name = rhai::Dynamic::from(defs.seat_names[seat as usize].clone());
         let listed = defs.scripts.call_on_copy(hook, &self.state, Some(seat_name))?;
@@ -211,7 +231,7 @@ impl Game {
         };
         let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
         let phase = &defs.phases[self.state.phase as usize];
-        let mut out = Vec::with_capacity(items.len());
+        out.reserve(items.len());
         for item in &items {
             let action = map_action(defs, seat, item).map_err(bad)?;
             if !phase.actions.contains(&action.action) {
@@ -222,26 +242,12 @@ impl Game {
             }
             out.push(action);
         }
-        Ok(out)
+        Ok(())
     }
 
-    /// Candidates of one parameter.
-    fn domain_values(&self, domain: &Domain) -> Vec<Value> {
-        let defs = &*self.rules;
-        match domain {
-            Domain::Piece(kinds, within) => (0..defs.pieces.len())
-                .filter(|&p| kinds.contains(&defs.pieces[p].kind))
-                .filter(|&p| within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p])))
-                .map(|p| Value::Piece(p as u16))
-                .collect(),
-            Domain::Zone(zones) => zones.iter().map(|&z| Value::Zone(z)).collect(),
-            Domain::Word(words) => words.iter().map(|&w| Value::Word(w)).collect(),
-            Domain::Int(lo, hi) if listable(*lo, *hi) => (*lo..=*hi).map(Value::Int).collect(),
-            Domain::Int(..) => Vec::new(),
-            Domain::Seat => (0..self.state.players).map(Value::Seat).collect(),
-        }
-    }
-
+    /// Lists the actions of `action` for `seat` that keep the `fixed` arguments, take the others
+    /// from their parameters' domains, and pass the built-in checks and the `legal` hook: every
+    /// combination, last parameter fastest (so options list in domain order).
     fn enumerate(
         &self,
         seat: SeatId,
@@ -249,40 +255,70 @@ impl Game {
         fixed: &[Option<Value>],
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
-        let def = &self.rules.actions[action as usize];
-        let choices: Vec<Vec<Value>> = def
-            .params
-            .iter()
-            .zip(fixed)
-            .map(|(p, f)| match f {
-                Some(v) => vec![*v],
-                None => self.domain_values(&p.domain),
-            })
-            .collect();
-        let mut index = vec![0usize; choices.len()];
-        if choices.iter().any(|c| c.is_empty()) {
+        let params = self.rules.actions[action as usize].params.len().min(fixed.len());
+        let args = Args::filled(Value::Int(0), params).unwrap_or_default();
+        self.enumerate_from(0, fixed, &mut Action { seat, action, args }, out)
+    }
+
+    /// `enumerate` from parameter `k` on, the earlier ones set in `candidate`.
+    fn enumerate_from(
+        &self,
+        k: usize,
+        fixed: &[Option<Value>],
+        candidate: &mut Action,
+        out: &mut Vec<Action>,
+    ) -> Result<(), Error> {
+        if k == candidate.args.len() {
+            if !self.refused(candidate) && self.passes_legal_hook(candidate)? {
+                out.push(*candidate);
+            }
             return Ok(());
         }
-        loop {
-            let args: Vec<Value> = index.iter().zip(&choices).map(|(&i, c)| c[i]).collect();
-            let candidate = Action { seat, action, args };
-            if self.refusal(&candidate).is_none() && self.passes_legal_hook(&candidate)? {
-                out.push(candidate);
-            }
-            // Next combination, last parameter fastest (so options list in domain order).
-            let mut k = choices.len();
-            loop {
-                if k == 0 {
-                    return Ok(());
-                }
-                k -= 1;
-                index[k] += 1;
-                if index[k] < choices[k].len() {
-                    break;
-                }
-                index[k] = 0;
-            }
+        if let Some(v) = fixed[k] {
+            candidate.args[k] = v;
+            return self.enumerate_from(k + 1, fixed, candidate, out);
         }
+        let defs = &*self.rules;
+        let mut each = |v: Value, candidate: &mut Action| {
+            candidate.args[k] = v;
+            self.enumerate_from(k + 1, fixed, candidate, out)
+        };
+        match &defs.actions[candidate.action as usize].params[k].domain {
+            Domain::Piece(kinds, within) => {
+                for (p, def) in defs.pieces.iter().enumerate() {
+                    if kinds.contains(&def.kind) && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p]))
+                    {
+                        each(Value::Piece(p as PieceId), candidate)?;
+                    }
+                }
+            }
+            Domain::Zone(zones) => zones.iter().try_for_each(|&z| each(Value::Zone(z), candidate))?,
+            Domain::Word(words) => words.iter().try_for_each(|&w| each(Value::Word(w), candidate))?,
+            Domain::Int(lo, hi) if listable(*lo, *hi) => {
+                (*lo..=*hi).try_for_each(|i| each(Value::Int(i), candidate))?
+            }
+            Domain::Int(..) => {}
+            Domain::Seat => (0..self.state.players).try_for_each(|s| each(Value::Seat(s), candidate))?,
+        }
+        Ok(())
+    }
+
+    /// Whether the built-in checks refuse a candidate (`refusal` says why, but builds a
+    /// message: listing options checks many candidates and reports no refusal).
+    fn refused(&self, a: &Action) -> bool {
+        let defs = &*self.rules;
+        let def = &defs.actions[a.action as usize];
+        if let Some((pi, zi)) = def.effect.moves
+            && let (Some(Value::Piece(p)), Some(Value::Zone(z))) = (a.args.get(pi), a.args.get(zi))
+        {
+            return self.state.move_refused(defs, *p, *z).is_some();
+        }
+        if let Some((pi, prop, vi)) = &def.effect.sets
+            && let (Some(Value::Piece(p)), Some(v)) = (a.args.get(*pi), a.args.get(*vi))
+        {
+            return !self.may_set(*p, prop, v);
+        }
+        false
     }
 
     /// Why the built-in checks refuse a candidate, if they do.
@@ -296,18 +332,21 @@ impl Game {
         }
         if let Some((pi, prop, vi)) = &def.effect.sets
             && let (Some(Value::Piece(p)), Some(v)) = (a.args.get(*pi), a.args.get(*vi))
+            && !self.may_set(*p, prop, v)
         {
-            let ok = match (defs.prop_def(*p, prop).map(|d| &d.kind), v) {
-                (Some(PropKind::Word(words)), Value::Word(w)) => words.contains(w),
-                (Some(PropKind::Int(lo, hi)), Value::Int(i)) => (lo..=hi).contains(&i),
-                (Some(PropKind::Piece(_)), Value::Piece(_)) => true,
-                _ => false,
-            };
-            if !ok {
-                return Some(format!("{} cannot take that value", prop));
-            }
+            return Some(format!("{} cannot take that value", prop));
         }
         None
+    }
+
+    /// Whether an action's effect may set property `prop` of `piece` to `v`.
+    fn may_set(&self, piece: PieceId, prop: &str, v: &Value) -> bool {
+        match (self.rules.prop_def(piece, prop).map(|d| &d.kind), v) {
+            (Some(PropKind::Word(words)), Value::Word(w)) => words.contains(w),
+            (Some(PropKind::Int(lo, hi)), Value::Int(i)) => (lo..=hi).contains(&i),
+            (Some(PropKind::Piece(_)), Value::Piece(_)) => true,
+            _ => false,
+        }
     }
 
     fn passes_legal_hook(&self, a: &Action) -> Result<bool, Error> {
@@ -388,7 +427,7 @@ impl Game {
             }
             _ => true,
         };
-        if answers && listed && in_domains && self.refusal(action).is_none() && self.passes_legal_hook(action)? {
+        if answers && listed && in_domains && !self.refused(action) && self.passes_legal_hook(action)? {
             return Ok(());
         }
         let legal = self.legal_actions(action.seat)?;
@@ -454,7 +493,7 @@ impl Game {
             self.state.answered = true;
         }
         if self.state.recording {
-            self.state.emit(Event::Acted { action: action.clone(), at: self.state.clock });
+            self.state.emit(Event::Acted { action: *action, at: self.state.clock });
         }
         let def = &defs.actions[action.action as usize];
         if let Some((pi, zi)) = def.effect.moves
@@ -605,16 +644,19 @@ impl Game {
             let params = defs.actions[ask.action as usize].params.len();
             let prompt =
                 |fixed| Prompt { seat: ask.seat, action: ask.action, fixed, group, while_hook: ask.while_hook };
+            let free = Fixed::filled(None, params).unwrap_or_default();
             let Some(each) = &ask.each else {
-                self.state.prompts.push_back(prompt(vec![None; params]));
+                self.state.prompts.push_back(prompt(free));
                 continue;
             };
             for p in 0..defs.pieces.len() {
                 if !each.zones.contains(&self.state.zone_of[p]) {
                     continue;
                 }
-                let mut fixed = vec![None; params];
-                fixed[each.param] = Some(Value::Piece(p as u16));
+                let mut fixed = free;
+                if let Some(slot) = fixed.get_mut(each.param) {
+                    *slot = Some(Value::Piece(p as u16));
+                }
                 self.state.prompts.push_back(prompt(fixed));
             }
         }
@@ -650,7 +692,7 @@ impl Game {
         if words.len() != def.params.len() {
             return Err(Error::Input(format!("{name} takes {} argument(s), found {}", def.params.len(), words.len())));
         }
-        let mut args = Vec::with_capacity(words.len());
+        let mut args = Args::new();
         for (p, w) in def.params.iter().zip(words) {
             let w = w.as_ref();
             let v = match &p.domain {
@@ -660,9 +702,10 @@ impl Game {
                 Domain::Int(..) => w.parse().ok().map(Value::Int),
                 Domain::Seat => defs.seat(w).map(Value::Seat),
             };
-            args.push(v.ok_or_else(|| {
+            let v = v.ok_or_else(|| {
                 Error::Input(format!("`{}` is not a valid {} for {name}", crate::diag::clip(w, 60), p.name))
-            })?);
+            })?;
+            args.push(v).map_err(|_| Error::Input(format!("{name} takes too many arguments")))?;
         }
         Ok(Action { seat: seat_id, action, args })
     }

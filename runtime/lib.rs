@@ -27,4 +27,4 @@ pub use diag::{Diagnostic, Error};
 pub use flow::Game;
 pub use rules::Rules;
 pub use rules::load::{LoadOptions, load};
-pub use value::{Action, Value};
+pub use value::{Action, Args, Value};

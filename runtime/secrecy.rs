@@ -265,7 +265,7 @@ impl Pair {
             }
             b
         } else if follow {
-            taken_a.clone()
+            taken_a
         } else {
             match &taken_a {
                 Some(action) if self.rules.actions[action.action as usize].secret => {
@@ -274,9 +274,9 @@ impl Pair {
                     if legal.is_empty() {
                         return Ok(false);
                     }
-                    Some(legal[self.resample.index(legal.len())].clone())
+                    Some(legal[self.resample.index(legal.len())])
                 }
-                other => other.clone(),
+                other => *other,
             }
         };
         if let Some(action) = &taken_b {
@@ -411,7 +411,7 @@ fn decide(agent: &mut dyn Agent, game: &Game, seat: SeatId, real_time: bool) -> 
                 };
             }
             let choice = agent.choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
-            Ok(Some(legal[choice].clone()))
+            Ok(Some(legal[choice]))
         }
     }
 }

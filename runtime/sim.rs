@@ -16,6 +16,7 @@ use crate::flow::Game;
 use crate::rng::Rng;
 use crate::rules::load::LoadOptions;
 use crate::rules::{ActionId, Rules, SeatId};
+use crate::state::Action;
 use crate::view::sight_fingerprint;
 
 /// How to run a simulation.
@@ -113,6 +114,8 @@ pub fn play_out_observed(
 ) -> Result<u64, Error> {
     let mut scheduler = Scheduler::new(game, max_decisions);
     let mut decisions = 0u64;
+    // The options of each decision, listed into one buffer kept for the game.
+    let mut legal = Vec::new();
     loop {
         let changes = game.state().changes();
         let next = scheduler.next(game)?;
@@ -121,7 +124,7 @@ pub fn play_out_observed(
         }
         let Some(seat) = next else { return Ok(decisions) };
         let before = game.state().changes();
-        let taken = take_turn(game, agents, seat, scheduler.is_real_time(), after_each)?;
+        let taken = take_turn(game, agents, seat, scheduler.is_real_time(), &mut legal, after_each)?;
         scheduler.done(game, seat, taken, before);
         if taken.is_some() {
             decisions = counted(decisions, max_decisions)?;
@@ -137,12 +140,13 @@ fn take_turn(
     agents: &mut [Box<dyn Agent>],
     seat: u8,
     real_time: bool,
+    legal: &mut Vec<Action>,
     after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
 ) -> Result<Option<ActionId>, Error> {
     let name = |game: &Game| game.rules().seats[seat as usize].name.clone();
     match agents[seat as usize].plan(&Turn::new(game, seat))? {
         Plan::Choose => {
-            let legal = game.legal_actions(seat)?;
+            game.legal_actions_into(seat, legal)?;
             if legal.is_empty() {
                 // Real time: nothing to do now (a player already out of the game).
                 if real_time {
@@ -151,10 +155,11 @@ fn take_turn(
                 let message = format!("{} must decide in phase `{}` but has no legal action", name(game), game.phase());
                 return Err(Error::Input(message));
             }
-            let choice = agents[seat as usize].choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
-            game.apply_unchecked(&legal[choice])?;
+            let choice = agents[seat as usize].choose(&Decision::new(game, seat, legal))?.min(legal.len() - 1);
+            let action = legal[choice];
+            game.apply_unchecked(&action)?;
             after_each(game)?;
-            Ok(Some(legal[choice].action))
+            Ok(Some(action.action))
         }
         Plan::Take(action) => {
             game.check_legal(&action)
@@ -231,8 +236,8 @@ impl Scheduler {
             if game.is_over() {
                 return Ok(None);
             }
-            return match game.to_act().first() {
-                Some(&seat) => Ok(Some(seat)),
+            return match game.acting().next() {
+                Some(seat) => Ok(Some(seat)),
                 None => Err(Error::Input(format!(
                     "the game is stuck in phase `{}`: nobody may act and it is not over",
                     game.phase()
@@ -240,9 +245,8 @@ impl Scheduler {
             };
         };
         while !game.is_over() {
-            let to_act = game.to_act();
             let mut chosen: Option<SeatId> = None;
-            for &s in &to_act {
+            for s in game.acting() {
                 if self.still_idle(game, s) {
                     continue;
                 }
@@ -275,7 +279,7 @@ impl Scheduler {
                     self.looks
                 )));
             }
-            if !game.is_over() && game.to_act().contains(&seat) {
+            if !game.is_over() && game.acting().any(|s| s == seat) {
                 return Ok(Some(seat));
             }
         }

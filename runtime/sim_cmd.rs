@@ -56,8 +56,10 @@ pub struct SimArgs {
     ruleset: RulesetArgs,
     #[command(flatten)]
     play: PlayArgs,
-    /// Threads to play on (0: one per core). Games and report are the same on any number.
-    #[arg(long, default_value_t = 1)]
+    /// Threads to play on (0, the default: one per core). Games, logs and report are the same
+    /// on any number; each thread loads the ruleset itself (the script engine stays on its
+    /// thread).
+    #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Print one JSON object instead of a summary.
     #[arg(long)]

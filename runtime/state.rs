@@ -12,6 +12,7 @@ use crate::rng::Rng;
 use crate::rules::defs::{
     ActionId, CounterId, Defs, Facing, HookId, PhaseId, PieceId, PropKind, SeatId, SymId, ZoneId,
 };
+use crate::value::Fixed;
 pub use crate::value::{Action, Value};
 
 /// A pending decision: a seat must answer with an action, some of whose arguments are fixed.
@@ -22,7 +23,7 @@ pub struct Prompt {
     /// With which action.
     pub action: ActionId,
     /// Fixed arguments (`None`: the seat chooses).
-    pub fixed: Vec<Option<Value>>,
+    pub fixed: Fixed,
     /// Prompts opened by one `ask` share a group, so a failed `while` drops them together.
     pub group: u32,
     /// Checked when the prompt comes up; false drops the rest of its group.
@@ -73,6 +74,17 @@ pub struct StatedChance {
     /// not fit comes from the generator, and the outcome waits for a draw it fits. The
     /// information-set test (`secrecy`) gives a game the chance a seat saw in another this way.
     pub partial: bool,
+}
+
+/// Why a piece may not move to a zone (`State::move_refused`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MoveRefused {
+    /// The zone does not accept the piece's kind.
+    Kind,
+    /// The zone cannot be entered from where the piece is.
+    Entry,
+    /// The zone is full: it holds its capacity.
+    Full(u32),
 }
 
 /// Where the current phase is in its life.
@@ -308,22 +320,35 @@ impl State {
     pub fn move_refusal(&self, defs: &Defs, piece: PieceId, zone: ZoneId) -> Option<String> {
         let z = &defs.zones[zone as usize];
         let from = self.zone_of(piece);
+        Some(match self.move_refused(defs, piece, zone)? {
+            MoveRefused::Kind => {
+                format!("{} does not take a {}", z.name, defs.kinds[defs.pieces[piece as usize].kind as usize].name)
+            }
+            MoveRefused::Entry => format!("{} cannot be entered from {}", z.name, defs.zones[from as usize].name),
+            MoveRefused::Full(cap) => format!("{} already holds {cap}", z.name),
+        })
+    }
+
+    /// Which check refuses moving `piece` to `zone`, if one does: `move_refusal` without the
+    /// message, for listing legal actions (where most refusals are never reported).
+    pub(crate) fn move_refused(&self, defs: &Defs, piece: PieceId, zone: ZoneId) -> Option<MoveRefused> {
+        let z = &defs.zones[zone as usize];
+        let from = self.zone_of(piece);
         if from == zone {
             return None;
         }
-        let kind = defs.pieces[piece as usize].kind;
-        if !z.accepts(kind) {
-            return Some(format!("{} does not take a {}", z.name, defs.kinds[kind as usize].name));
+        if !z.accepts(defs.pieces[piece as usize].kind) {
+            return Some(MoveRefused::Kind);
         }
         if let Some(sources) = &z.enter_from
             && !sources.contains(&from)
         {
-            return Some(format!("{} cannot be entered from {}", z.name, defs.zones[from as usize].name));
+            return Some(MoveRefused::Entry);
         }
         if let Some(cap) = z.capacity
             && self.load(defs, zone) >= cap
         {
-            return Some(format!("{} already holds {cap}", z.name));
+            return Some(MoveRefused::Full(cap));
         }
         None
     }

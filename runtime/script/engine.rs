@@ -109,6 +109,7 @@ impl Scripts {
             defs,
             work: Rc::new(Cell::new(0)),
             fn_file,
+            scope: RefCell::new(Scope::new()),
         })
     }
 

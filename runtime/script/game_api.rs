@@ -507,7 +507,7 @@ fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()>
     let Some(seat_id) = defs.seat(seat) else { return fail(format!("no seat named `{seat}`")) };
     let Some(action_id) = defs.action(action) else { return fail(format!("no action named `{action}`")) };
     let def = &defs.actions[action_id as usize];
-    let mut args = vec![None; def.params.len()];
+    let mut args = crate::value::Fixed::filled(None, def.params.len()).unwrap_or_default();
     for (key, value) in fixed {
         let Some(i) = def.params.iter().position(|p| p.name == key.as_str()) else {
             return fail(format!("action `{action}` has no parameter `{key}`"));

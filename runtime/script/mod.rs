@@ -69,6 +69,10 @@ pub(crate) struct Scripts {
     /// The file defining each script function, to name it in errors, and the byte offset of
     /// its definition there.
     fn_file: HashMap<String, (FileId, usize)>,
+    /// The scope hooks run in, emptied before each call: Rhai pushes the hook's arguments onto
+    /// it, and a scope kept between calls has room for them already (a new one would allocate
+    /// at each call).
+    scope: RefCell<Scope<'static>>,
 }
 
 impl Scripts {
@@ -99,10 +103,12 @@ impl Scripts {
         self.work.set(0);
         let api = GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-        let mut scope = Scope::new();
+        let mut kept = self.scope.try_borrow_mut();
+        let mut fresh = Scope::new();
+        let scope = kept.as_deref_mut().map_or(&mut fresh, |s| s.clear());
         let result = match extra {
-            None => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api,)),
-            Some(arg) => self.engine.call_fn_with_options::<Dynamic>(options, &mut scope, &self.ast, name, (api, arg)),
+            None => self.engine.call_fn_with_options::<Dynamic>(options, scope, &self.ast, name, (api,)),
+            Some(arg) => self.engine.call_fn_with_options::<Dynamic>(options, scope, &self.ast, name, (api, arg)),
         };
         result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
     }
@@ -130,12 +136,14 @@ impl Scripts {
         self.cell.borrow_mut().copy_for_scratch(state);
         let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-        let mut scope = Scope::new();
+        let mut kept = self.scope.try_borrow_mut();
+        let mut fresh = Scope::new();
+        let scope = kept.as_deref_mut().map_or(&mut fresh, |s| s.clear());
         let result = match options {
             Some(options) => {
-                self.engine.call_fn_with_options::<Dynamic>(call_options, &mut scope, &self.ast, name, (view, options))
+                self.engine.call_fn_with_options::<Dynamic>(call_options, scope, &self.ast, name, (view, options))
             }
-            None => self.engine.call_fn_with_options::<Dynamic>(call_options, &mut scope, &self.ast, name, (view,)),
+            None => self.engine.call_fn_with_options::<Dynamic>(call_options, scope, &self.ast, name, (view,)),
         };
         result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
     }

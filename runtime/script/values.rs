@@ -60,10 +60,11 @@ pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<A
         map.get("action").and_then(|a| a.clone().into_immutable_string().ok()).ok_or("the map has no `action` name")?;
     let action = defs.action(&name).ok_or_else(|| format!("no action named `{name}`"))?;
     let def = &defs.actions[action as usize];
-    let mut args = Vec::with_capacity(def.params.len());
+    let mut args = crate::value::Args::new();
     for p in &def.params {
         let v = map.get(p.name.as_str()).ok_or_else(|| format!("{name}: missing `{}`", p.name))?;
-        args.push(to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?);
+        let v = to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?;
+        args.push(v).map_err(|_| format!("{name}: too many parameters"))?;
     }
     Ok(Action { seat, action, args })
 }

@@ -209,12 +209,12 @@ pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
             }
         }
     }
-    for s in game.to_act() {
+    for s in game.acting() {
         h.write_u8(s);
     }
     if let Some(p) = game.prompt().filter(|p| p.seat == seat) {
         h.write_u16(p.action);
-        h.write(format!("{:?}", p.fixed).as_bytes());
+        std::hash::Hash::hash(&p.fixed, &mut h);
     }
     // Timers are public: a timer that fires is seen by everyone, even if it changes nothing.
     h.write_usize(state.next_timer);

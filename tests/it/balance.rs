@@ -66,16 +66,33 @@ fn each_seat_may_have_its_own_agent() {
 
 #[test]
 fn threads_play_the_same_games() {
+    let dir = scratch("threads");
+    // The report and every log byte, whatever the number of threads (3 does not divide 200:
+    // the threads play unequal shares).
     let run = |threads: &str| {
-        let (ok, out, err) = tabula(&["sim", "east-berlin", "--games", "200", "--json", "--threads", threads], "");
+        let logs = dir.join(threads);
+        let args = ["sim", "east-berlin", "--games", "200", "--json", "--threads", threads, "--log"];
+        let (ok, out, err) = tabula(&[&args[..], &[logs.to_str().unwrap(), "--force"]].concat(), "");
         assert!(ok, "{err}");
         let mut r = json(&out);
         let object = r.as_object_mut().expect("object");
         object.remove("seconds");
         object.remove("playouts_per_s");
-        r
+        let mut files: Vec<(String, String)> = std::fs::read_dir(&logs)
+            .expect("logs")
+            .map(|e| e.expect("entry").path())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).expect("log")))
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 200);
+        (r, files)
     };
-    assert_eq!(run("1"), run("2"));
+    let one = run("1");
+    assert_eq!(one, run("3"));
+    // The default is every core: the same games again.
+    let (ok, out, err) = tabula(&["sim", "east-berlin", "--games", "200", "--json"], "");
+    assert!(ok, "{err}");
+    assert_eq!(json(&out)["outcomes"], one.0["outcomes"]);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use tabula::view::view;
-use tabula::{Action, Error, Game, LoadOptions, Value};
+use tabula::{Action, Args, Error, Game, LoadOptions, Value};
 
 use crate::guard::{Limits, guarded};
 
@@ -111,7 +111,8 @@ fn out_of_range_argument_ids_are_refused() {
             vec![good.args[0], Value::Seat(u8::MAX)],
             vec![good.args[0], Value::Int(i64::MIN)],
         ] {
-            refused(&mut game, &Action { args, ..good.clone() }, "expected one of: exile: choose_ability angela");
+            let args = Args::from_slice(&args).expect("two arguments fit");
+            refused(&mut game, &Action { args, ..good }, "expected one of: exile: choose_ability angela");
         }
     });
 }
@@ -122,7 +123,8 @@ fn the_wrong_number_of_arguments_is_refused() {
         let mut game = east_berlin();
         let good = game.parse_action("exile: choose_ability angela funding").expect("readable");
         for args in [vec![], vec![good.args[0]], vec![good.args[0], good.args[1], good.args[1]]] {
-            refused(&mut game, &Action { args, ..good.clone() }, "expected one of");
+            let args = Args::from_slice(&args).expect("three arguments fit");
+            refused(&mut game, &Action { args, ..good }, "expected one of");
         }
     });
 }

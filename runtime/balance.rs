@@ -1,6 +1,8 @@
 //! What many games say about a ruleset's balance: one `GameRecord` per game, and the report
 //! built from them (`tabula sim`'s summary and `--json`, each cell of `tabula sweep`).
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -88,39 +90,110 @@ pub struct Balance {
 impl Balance {
     /// The balance of `records`, games of `rules` with `players` players.
     pub fn of(rules: &Rules, players: u8, records: &[GameRecord]) -> Balance {
-        let games = records.len() as u64;
-        let count = |f: &dyn Fn(&GameRecord) -> bool| records.iter().filter(|r| f(r)).count() as u64;
-        let mut outcome_shares: IndexMap<String, Share> = rules
-            .outcomes
-            .iter()
-            .map(|o| (o.name.clone(), Share::of(count(&|r| r.outcome == o.name), games)))
-            .collect();
-        let stopped_by_simulator = count(&|r| r.outcome == STOPPED);
+        let mut tally = Tally::default();
+        for r in records {
+            tally.add(r);
+        }
+        tally.balance(rules, players)
+    }
+}
+
+/// A run's games counted as they end: what its `Balance` is made from. It holds counts and, for
+/// the length spreads, how many games had each length, so its size does not grow with the number
+/// of games (a run of a million games keeps no record of each). Tallies of parts of a run add up
+/// to the tally of the whole, whatever the parts: several threads give the same balance as one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Games counted.
+    pub games: u64,
+    /// Games per outcome name (`stopped` included).
+    pub outcomes: IndexMap<String, u64>,
+    /// Wins per seat name.
+    wins: IndexMap<String, u64>,
+    /// Games stopped by a safety bound.
+    stopped: u64,
+    /// Games per number of decisions.
+    decisions: BTreeMap<i64, u64>,
+    /// Games per number of rounds (games that count rounds).
+    rounds: BTreeMap<i64, u64>,
+    /// Games per game time at the end in ms (real-time games).
+    clock_ms: BTreeMap<i64, u64>,
+}
+
+impl Tally {
+    /// Counts one game.
+    pub fn add(&mut self, r: &GameRecord) {
+        self.games += 1;
+        *self.outcomes.entry(r.outcome.clone()).or_default() += 1;
+        for w in &r.winners {
+            *self.wins.entry(w.clone()).or_default() += 1;
+        }
+        self.stopped += u64::from(r.stopped);
+        *self.decisions.entry(r.decisions as i64).or_default() += 1;
+        if let Some(n) = r.rounds {
+            *self.rounds.entry(n).or_default() += 1;
+        }
+        if let Some(ms) = r.clock_ms {
+            *self.clock_ms.entry(ms).or_default() += 1;
+        }
+    }
+
+    /// Adds the games of another part of the run.
+    pub fn merge(&mut self, other: Tally) {
+        self.games += other.games;
+        for (k, n) in other.outcomes {
+            *self.outcomes.entry(k).or_default() += n;
+        }
+        for (k, n) in other.wins {
+            *self.wins.entry(k).or_default() += n;
+        }
+        self.stopped += other.stopped;
+        for (map, more) in [
+            (&mut self.decisions, other.decisions),
+            (&mut self.rounds, other.rounds),
+            (&mut self.clock_ms, other.clock_ms),
+        ] {
+            for (k, n) in more {
+                *map.entry(k).or_default() += n;
+            }
+        }
+    }
+
+    /// Decisions taken in all the games counted.
+    pub fn decisions(&self) -> u64 {
+        self.decisions.iter().map(|(&d, &n)| d as u64 * n).sum()
+    }
+
+    /// The balance of the games counted, games of `rules` with `players` players.
+    pub fn balance(&self, rules: &Rules, players: u8) -> Balance {
+        let games = self.games;
+        let games_ending = |name: &str| self.outcomes.get(name).copied().unwrap_or(0);
+        let mut outcome_shares: IndexMap<String, Share> =
+            rules.outcomes.iter().map(|o| (o.name.clone(), Share::of(games_ending(&o.name), games))).collect();
+        let stopped_by_simulator = games_ending(STOPPED);
         if stopped_by_simulator > 0 {
             outcome_shares.insert(STOPPED.into(), Share::of(stopped_by_simulator, games));
         }
-        let seats: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
-        let seat_wins: IndexMap<String, Share> = seats
+        let seat_wins: IndexMap<String, Share> = rules
+            .seats
             .iter()
-            .map(|s| (s.to_string(), Share::of(count(&|r| r.winners.iter().any(|w| w == s)), games)))
+            .take(players as usize)
+            .map(|s| (s.name.clone(), Share::of(self.wins.get(&s.name).copied().unwrap_or(0), games)))
             .collect();
         let mean = seat_wins.values().map(|s| s.share).sum::<f64>() / seat_wins.len().max(1) as f64;
         let seat_advantage = seat_wins.iter().map(|(s, share)| (s.clone(), share.share - mean)).collect();
-        let draw_names: Vec<&str> =
-            rules.outcomes.iter().filter(|o| o.kind == OutcomeKind::Draw).map(|o| o.name.as_str()).collect();
-        let spread = |f: &dyn Fn(&GameRecord) -> Option<f64>| {
-            let values: Vec<f64> = records.iter().filter_map(f).collect();
-            (!values.is_empty()).then(|| Spread::of(&values))
-        };
+        let draws = rules.outcomes.iter().filter(|o| o.kind == OutcomeKind::Draw).map(|o| games_ending(&o.name)).sum();
+        let spread =
+            |counts: &BTreeMap<i64, u64>, scale: f64| (!counts.is_empty()).then(|| Spread::of_counts(counts, scale));
         Balance {
             outcome_shares,
             seat_wins,
             seat_advantage,
-            draws: Share::of(count(&|r| draw_names.contains(&r.outcome.as_str())), games),
-            stopped: Share::of(count(&|r| r.stopped), games),
-            decisions: spread(&|r| Some(r.decisions as f64)).unwrap_or_default(),
-            rounds: spread(&|r| r.rounds.map(|n| n as f64)),
-            game_seconds: spread(&|r| r.clock_ms.map(|ms| ms as f64 / 1000.0)),
+            draws: Share::of(draws, games),
+            stopped: Share::of(self.stopped, games),
+            decisions: spread(&self.decisions, 1.0).unwrap_or_default(),
+            rounds: spread(&self.rounds, 1.0),
+            game_seconds: spread(&self.clock_ms, 0.001),
         }
     }
 }

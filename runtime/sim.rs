@@ -10,7 +10,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::agent::{Agent, Decision, Plan, RandomAgent, ScriptAgent, Turn};
-pub use crate::balance::{Balance, GameRecord};
+pub use crate::balance::{Balance, GameRecord, Tally};
 use crate::diag::Error;
 use crate::flow::Game;
 use crate::rng::Rng;
@@ -40,6 +40,9 @@ pub struct SimOptions {
     pub seat_agents: Vec<(String, String)>,
     /// Counters whose final values each game's record keeps (`--record`).
     pub record: Vec<String>,
+    /// Whether the report keeps every game's record (`--csv`, `--jsonl`). Without them a run
+    /// keeps only counts, so its memory does not grow with the number of games.
+    pub keep_records: bool,
 }
 
 impl Default for SimOptions {
@@ -53,6 +56,7 @@ impl Default for SimOptions {
             agent: None,
             seat_agents: Vec::new(),
             record: Vec::new(),
+            keep_records: false,
         }
     }
 }
@@ -87,7 +91,8 @@ pub struct SimReport {
     /// Shares with confidence intervals, seats' wins and advantage, game length.
     #[serde(flatten)]
     pub balance: Balance,
-    /// One record per game, in order (not printed: `--csv` and `--jsonl` write them).
+    /// One record per game, in order, when `SimOptions::keep_records` asks for them (not
+    /// printed: `--csv` and `--jsonl` write them); empty otherwise.
     #[serde(skip)]
     pub records: Vec<GameRecord>,
 }
@@ -388,8 +393,8 @@ pub fn simulate(
 ) -> Result<SimReport, Error> {
     let start = Instant::now();
     let indices: Vec<u64> = (0..options.games).collect();
-    let records = play_games(&rules, options, &indices, &mut |r| progress(r))?;
-    report(&rules, options, records, start.elapsed().as_secs_f64())
+    let (tally, records) = play_games(&rules, options, &indices, &mut |r| progress(r))?;
+    report(&rules, options, tally, records, start.elapsed().as_secs_f64())
 }
 
 /// Like `simulate`, on `threads` threads: each loads the ruleset itself (rules hold the script
@@ -412,7 +417,7 @@ pub fn simulate_parallel(
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
     }
     let start = Instant::now();
-    let results: Vec<Result<Vec<GameRecord>, String>> = std::thread::scope(|scope| {
+    let results: Vec<Result<(Tally, Vec<GameRecord>), String>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
@@ -426,27 +431,32 @@ pub fn simulate_parallel(
             .collect();
         workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err("a simulation thread failed".into()))).collect()
     });
-    let mut records = Vec::with_capacity(options.games as usize);
+    let mut tally = Tally::default();
+    let mut records = Vec::new();
     for result in results {
-        records.extend(result.map_err(Error::Input)?);
+        let (part, part_records) = result.map_err(Error::Input)?;
+        tally.merge(part);
+        records.extend(part_records);
     }
     records.sort_by_key(|r| r.index);
-    report(&rules, options, records, start.elapsed().as_secs_f64())
+    report(&rules, options, tally, records, start.elapsed().as_secs_f64())
 }
 
-/// Plays the games of a run with the given indices; returns their records.
+/// Plays the games of a run with the given indices; returns their tally, and their records if
+/// the options keep them.
 fn play_games(
     rules: &Rc<Rules>,
     options: &SimOptions,
     indices: &[u64],
     progress: &mut dyn FnMut(&GameRecord),
-) -> Result<Vec<GameRecord>, Error> {
+) -> Result<(Tally, Vec<GameRecord>), Error> {
     let players = options.players.unwrap_or(rules.players.0);
     let kinds = seat_kinds(rules, options, players)?;
     if let Some(dir) = &options.log_dir {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
     }
-    let mut records = Vec::with_capacity(indices.len());
+    let mut tally = Tally::default();
+    let mut records = Vec::new();
     for &i in indices {
         let game_seed = Rng::derive_seed(options.seed, i);
         let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
@@ -475,13 +485,22 @@ fn play_games(
         }
         let record = GameRecord::of(&game, i, game_seed, decisions, &options.record);
         progress(&record);
-        records.push(record);
+        tally.add(&record);
+        if options.keep_records {
+            records.push(record);
+        }
     }
-    Ok(records)
+    Ok((tally, records))
 }
 
-/// The report of a run from its games' records.
-fn report(rules: &Rules, options: &SimOptions, records: Vec<GameRecord>, seconds: f64) -> Result<SimReport, Error> {
+/// The report of a run from its games' tally (and records, if kept).
+fn report(
+    rules: &Rules,
+    options: &SimOptions,
+    tally: Tally,
+    records: Vec<GameRecord>,
+    seconds: f64,
+) -> Result<SimReport, Error> {
     let players = options.players.unwrap_or(rules.players.0);
     let kinds = seat_kinds(rules, options, players)?;
     for name in &options.record {
@@ -494,12 +513,14 @@ fn report(rules: &Rules, options: &SimOptions, records: Vec<GameRecord>, seconds
             )));
         }
     }
-    let mut outcomes: IndexMap<String, u64> = rules.outcomes.iter().map(|o| (o.name.clone(), 0)).collect();
-    for r in &records {
-        *outcomes.entry(r.outcome.clone()).or_default() += 1;
+    // The ruleset's outcomes in its order, then the simulator's `stopped` if any game was.
+    let mut outcomes: IndexMap<String, u64> =
+        rules.outcomes.iter().map(|o| (o.name.clone(), tally.outcomes.get(&o.name).copied().unwrap_or(0))).collect();
+    for (name, &n) in &tally.outcomes {
+        outcomes.entry(name.clone()).or_insert(n);
     }
-    let games = records.len() as u64;
-    let decisions: u64 = records.iter().map(|r| r.decisions).sum();
+    let games = tally.games;
+    let decisions = tally.decisions();
     Ok(SimReport {
         ruleset: rules.id.clone(),
         variants: rules.variants.clone(),
@@ -513,7 +534,7 @@ fn report(rules: &Rules, options: &SimOptions, records: Vec<GameRecord>, seconds
         playouts_per_s: if seconds > 0.0 { games as f64 / seconds } else { 0.0 },
         decisions_per_game: if games > 0 { decisions as f64 / games as f64 } else { 0.0 },
         outcomes,
-        balance: Balance::of(rules, players, &records),
+        balance: tally.balance(rules, players),
         records,
     })
 }

@@ -96,6 +96,8 @@ pub fn run(args: &SimArgs) -> Result<ExitCode, Error> {
     let mut options = args.play.options();
     options.log_dir = args.log.clone();
     options.record = args.record.clone();
+    // Records are kept only to be written: without them memory stays flat however many games.
+    options.keep_records = args.csv.is_some() || args.jsonl.is_some();
     let load = LoadOptions { variants: args.ruleset.variants.clone(), overrides: args.ruleset.sets.clone() };
     let bar = progress_bar(args.play.games, args.json, "games");
     let done = AtomicU64::new(0);

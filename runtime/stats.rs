@@ -69,6 +69,37 @@ impl Spread {
     }
 }
 
+impl Spread {
+    /// The spread of integer values given as how many times each occurs (`counts`), each value
+    /// multiplied by `scale`: the same figures `Spread::of` gives for the values listed one by
+    /// one, from a table whose size does not grow with their number. All zero for no values.
+    pub fn of_counts(counts: &std::collections::BTreeMap<i64, u64>, scale: f64) -> Spread {
+        let n: u64 = counts.values().sum();
+        if n == 0 {
+            return Spread::default();
+        }
+        // The k-th smallest value (from 0), walking the counts in order.
+        let nth = |k: u64| -> f64 {
+            let mut seen = 0;
+            for (&v, &c) in counts {
+                seen += c;
+                if k < seen {
+                    return v as f64 * scale;
+                }
+            }
+            0.0
+        };
+        let quantile = |q: f64| {
+            let rank = q * (n - 1) as f64;
+            let (below, above) = (rank.floor() as u64, rank.ceil() as u64);
+            let low = nth(below);
+            low + (nth(above) - low) * (rank - below as f64)
+        };
+        let sum: f64 = counts.iter().map(|(&v, &c)| v as f64 * scale * c as f64).sum();
+        Spread { mean: sum / n as f64, median: quantile(0.5), p10: quantile(0.1), p90: quantile(0.9) }
+    }
+}
+
 /// The `q` quantile of sorted values, interpolating linearly between ranks.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     let rank = q * (sorted.len() - 1) as f64;
@@ -105,5 +136,21 @@ mod tests {
         assert!(close(s.mean, 4.0) && close(s.median, 3.0), "{s:?}");
         assert!(close(s.p10, 1.4) && close(s.p90, 7.6), "{s:?}");
         assert_eq!(Spread::of(&[]), Spread::default());
+    }
+
+    #[test]
+    fn spreads_of_counted_values_equal_those_of_the_values_listed() {
+        let values = [7, 3, 3, 12, 5, 5, 5, 40, 1, 3, 9];
+        let mut counts = std::collections::BTreeMap::new();
+        for v in values {
+            *counts.entry(v).or_insert(0u64) += 1;
+        }
+        let listed: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+        assert_eq!(Spread::of_counts(&counts, 1.0), Spread::of(&listed));
+        let scaled = Spread::of_counts(&counts, 0.5);
+        let by_hand = Spread::of(&listed.iter().map(|v| v * 0.5).collect::<Vec<_>>());
+        assert!(close(scaled.mean, by_hand.mean) && close(scaled.median, by_hand.median), "{scaled:?}");
+        assert!(close(scaled.p10, by_hand.p10) && close(scaled.p90, by_hand.p90), "{scaled:?}");
+        assert_eq!(Spread::of_counts(&std::collections::BTreeMap::new(), 1.0), Spread::default());
     }
 }

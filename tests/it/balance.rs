@@ -193,3 +193,26 @@ fn sweep_values_are_checked_before_anything_is_played() {
     assert!(!ok);
     assert!(err.contains("a range goes up"), "{err}");
 }
+
+#[test]
+fn a_run_keeps_counts_not_games_unless_rows_are_asked_for() {
+    // Without --csv or --jsonl a run keeps no record of each game (its memory stays flat); the
+    // balance made from its counts is the one the records give.
+    let rules = std::rc::Rc::new(tabula::load("east-berlin", &tabula::LoadOptions::default()).expect("load"));
+    let counted = tabula::sim::SimOptions { games: 300, seed: 9, ..Default::default() };
+    let kept = tabula::sim::SimOptions { keep_records: true, ..counted.clone() };
+    let a = tabula::sim::simulate(rules.clone(), &counted, &mut |_| {}).expect("sim");
+    let b = tabula::sim::simulate(rules.clone(), &kept, &mut |_| {}).expect("sim");
+    assert!(a.records.is_empty());
+    assert_eq!(b.records.len(), 300);
+    assert_eq!(a.balance, b.balance);
+    assert_eq!(a.balance, tabula::sim::Balance::of(&rules, 2, &b.records));
+    assert_eq!(a.outcomes, b.outcomes);
+    // Counts of parts of the run add up to the counts of the whole, whatever the split.
+    let (mut first, mut second) = (tabula::sim::Tally::default(), tabula::sim::Tally::default());
+    for (i, r) in b.records.iter().enumerate() {
+        if i % 3 == 0 { first.add(r) } else { second.add(r) }
+    }
+    first.merge(second);
+    assert_eq!(first.balance(&rules, 2), b.balance);
+}

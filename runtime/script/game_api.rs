@@ -336,6 +336,17 @@ pub(super) fn register(engine: &mut Engine) {
         Ok(value)
     });
 
+    // Ranking and tracks: pure functions of what the script gives (see `ranking`), charged by
+    // its size since one call can be asked to sort a map of thousands in a loop.
+    engine.register_fn("rank", |g: &mut GameApi, keys: Map| -> RhaiResult<Array> {
+        g.charge(keys.len())?;
+        super::ranking::rank(&keys)
+    });
+    engine.register_fn("crossings", |g: &mut GameApi, before: i64, after: i64, lines: Array| -> RhaiResult<Array> {
+        g.charge(lines.len())?;
+        super::ranking::crossings(before, after, &lines)
+    });
+
     // Flow.
     engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str| -> RhaiResult<()> {
         ask(g, seat, action, &Map::new())

@@ -9,6 +9,7 @@
 mod board;
 mod engine;
 mod game_api;
+mod ranking;
 #[cfg(feature = "script-signatures")]
 mod signatures;
 mod values;

@@ -160,6 +160,11 @@ pub(super) fn register(engine: &mut Engine) {
     engine.register_fn("distances_to", |v: &mut SeatView, to: &str, most: i64| -> RhaiResult<Map> {
         graph_distances(&v.defs, v.zone(to)?, most, true)
     });
+    // Pure functions of what the agent gives: they read nothing of the game.
+    engine.register_fn("rank", |_: &mut SeatView, keys: Map| super::ranking::rank(&keys));
+    engine.register_fn("crossings", |_: &mut SeatView, before: i64, after: i64, lines: Array| {
+        super::ranking::crossings(before, after, &lines)
+    });
     engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
         v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
     });

@@ -176,7 +176,7 @@ fn scripts_misusing_the_api_get_errors_not_panics() {
 }
 
 #[test]
-fn script_helpers_search_lists_pick_dice_and_walk_links() {
+fn script_helpers_search_lists_pick_dice_walk_links_rank_and_cross_lines() {
     let rules =
         Rc::new(tabula::load("tests/fixtures/helpers", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")));
     let game = Game::recorded(rules, 1, 1).expect("start");
@@ -202,6 +202,21 @@ fn script_helpers_search_lists_pick_dice_and_walk_links() {
             r#"nearest ["spot_2", "spot_2"]"#,
             r#"nearest ["spot_2", "spot_2"]"#,
             "nearest ",
+            // Best first; names tied on every key share a group, in the map's (sorted) order.
+            r#"rank [["gold"], ["blue"], ["green", "red"]]"#,
+            r#"rank [["a", "b", "c"]]"#,
+            // One name; no names; no keys at all (a full tie).
+            r#"rank [["solo"]] [] [["a", "b"]]"#,
+            "rank error: rank: `a` must have an array of integers, not 3",
+            "rank error: rank: `a` has a key that is not an integer: x",
+            "rank error: rank: `a` has 2 keys and `b` 1: every name needs as many",
+            "rank error: rank: `a` has a key that is not an integer: true",
+            // Nothing crossed; several lines at once; downwards in decreasing order; reaching a
+            // line crosses it going up, and leaving it crosses it going down; no move.
+            "crossings [[], [3, 6, 9], [9, 6, 3], [6], [6], []]",
+            // Unsorted lines are crossed in order of value, a line given twice twice; below zero.
+            "crossings [[3, 3, 6, 9], [9, 6, 3, 3], [-3]]",
+            "crossings error: crossings: the lines must be integers, not two",
         ]
     );
 }

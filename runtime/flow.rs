@@ -16,6 +16,14 @@ use crate::script::{args_map, from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 use crate::value::{Args, Fixed};
 
+/// The built-in check an action fails (`Game::refused`), with what its message names.
+enum Refused<'a> {
+    /// The piece may not move to the zone (the zone's kinds, entries or capacity).
+    Move(PieceId, ZoneId),
+    /// The property may not take the value.
+    Value(&'a str),
+}
+
 /// Phases the flow may pass through without anyone deciding anything before it is declared
 /// stuck (a ruleset whose phases loop without asking).
 const MAX_SILENT_PHASES: u32 = 10_000;
@@ -269,7 +277,7 @@ impl Game {
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
         if k == candidate.args.len() {
-            if !self.refused(candidate) && self.passes_legal_hook(candidate)? {
+            if self.refused(candidate).is_none() && self.passes_legal_hook(candidate)? {
                 out.push(*candidate);
             }
             return Ok(());
@@ -303,40 +311,31 @@ impl Game {
         Ok(())
     }
 
-    /// Whether the built-in checks refuse a candidate (`refusal` says why, but builds a
-    /// message: listing options checks many candidates and reports no refusal).
-    fn refused(&self, a: &Action) -> bool {
+    /// Which built-in check refuses a candidate, if one does. No message is built: listing
+    /// options checks many candidates and reports none (`refusal` words the one reported).
+    fn refused(&self, a: &Action) -> Option<Refused<'_>> {
         let defs = &*self.rules;
         let def = &defs.actions[a.action as usize];
         if let Some((pi, zi)) = def.effect.moves
             && let (Some(Value::Piece(p)), Some(Value::Zone(z))) = (a.args.get(pi), a.args.get(zi))
         {
-            return self.state.move_refused(defs, *p, *z).is_some();
-        }
-        if let Some((pi, prop, vi)) = &def.effect.sets
-            && let (Some(Value::Piece(p)), Some(v)) = (a.args.get(*pi), a.args.get(*vi))
-        {
-            return !self.may_set(*p, prop, v);
-        }
-        false
-    }
-
-    /// Why the built-in checks refuse a candidate, if they do.
-    fn refusal(&self, a: &Action) -> Option<String> {
-        let defs = &*self.rules;
-        let def = &defs.actions[a.action as usize];
-        if let Some((pi, zi)) = def.effect.moves
-            && let (Some(Value::Piece(p)), Some(Value::Zone(z))) = (a.args.get(pi), a.args.get(zi))
-        {
-            return self.state.move_refusal(defs, *p, *z);
+            return self.state.move_refused(defs, *p, *z).map(|_| Refused::Move(*p, *z));
         }
         if let Some((pi, prop, vi)) = &def.effect.sets
             && let (Some(Value::Piece(p)), Some(v)) = (a.args.get(*pi), a.args.get(*vi))
             && !self.may_set(*p, prop, v)
         {
-            return Some(format!("{} cannot take that value", prop));
+            return Some(Refused::Value(prop));
         }
         None
+    }
+
+    /// Why the built-in checks refuse a candidate, if they do.
+    fn refusal(&self, a: &Action) -> Option<String> {
+        match self.refused(a)? {
+            Refused::Move(piece, zone) => self.state.move_refusal(&self.rules, piece, zone),
+            Refused::Value(prop) => Some(format!("{prop} cannot take that value")),
+        }
     }
 
     /// Whether an action's effect may set property `prop` of `piece` to `v`.
@@ -427,7 +426,7 @@ impl Game {
             }
             _ => true,
         };
-        if answers && listed && in_domains && !self.refused(action) && self.passes_legal_hook(action)? {
+        if answers && listed && in_domains && self.refused(action).is_none() && self.passes_legal_hook(action)? {
             return Ok(());
         }
         let legal = self.legal_actions(action.seat)?;

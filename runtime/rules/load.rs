@@ -14,6 +14,7 @@ use super::raw::{self, IntOrParam, Located, Name, ParamValue, RawRuleset};
 use super::*;
 use crate::diag::{Diagnostic, Error, FileId, MAX_RULESET_FILE_BYTES, Sources};
 use crate::script::Scripts;
+use crate::value::MAX_PARAMS;
 
 /// Variants and overrides to apply over a ruleset's `game.toml`.
 #[derive(Clone, Debug, Default)]
@@ -1102,10 +1103,10 @@ impl Loader<'_> {
                 };
                 params.push(ParamDef { name: p.name.value.clone(), domain });
             }
-            if let Some(fifth) = a.params.get(4) {
-                let d = Diagnostic::new(format!("action `{name}` has more than 4 parameters"))
-                    .at(file, fifth.name.span.clone())
-                    .expected("at most 4 parameters");
+            if let Some(extra) = a.params.get(MAX_PARAMS) {
+                let d = Diagnostic::new(format!("action `{name}` has more than {MAX_PARAMS} parameters"))
+                    .at(file, extra.name.span.clone())
+                    .expected(format!("at most {MAX_PARAMS} parameters"));
                 self.push(d);
             }
             let param_index = |n: &Name| params.iter().position(|p| p.name == n.value);

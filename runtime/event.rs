@@ -18,6 +18,9 @@ pub enum Event {
         action: Action,
         /// The game clock when it was taken, in milliseconds.
         at: i64,
+        /// Taken by the rules for a seat they move (`played_by = "rules"`): a consequence of
+        /// what came before, so logs leave it out and replays take it again by themselves.
+        by_rules: bool,
     },
     /// A piece changed zone.
     Moved {

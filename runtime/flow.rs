@@ -27,6 +27,9 @@ enum Refused<'a> {
 /// Phases the flow may pass through without anyone deciding anything before it is declared
 /// stuck (a ruleset whose phases loop without asking).
 const MAX_SILENT_PHASES: u32 = 10_000;
+/// Prompts of seats played by the rules answered in a row, between two decisions of players,
+/// before the flow is taken to be a loop.
+const MAX_RULES_ANSWERS: u32 = 10_000;
 
 /// Whether an integer parameter's range can be listed (the loader refuses others; this keeps
 /// the arithmetic safe for any two integers all the same).
@@ -483,6 +486,13 @@ impl Game {
 
     /// Applies an action taken from `legal_actions` without checking it again (simulation).
     pub fn apply_unchecked(&mut self, action: &Action) -> Result<(), Error> {
+        self.perform(action, false)?;
+        self.advance()
+    }
+
+    /// An action's effects and `apply` hook, without running the flow on: taken by a seat, or
+    /// (`by_rules`) by the engine for a seat the rules move.
+    fn perform(&mut self, action: &Action, by_rules: bool) -> Result<(), Error> {
         let defs = self.rules.clone();
         if let Some(p) = self.state.prompts.front()
             && p.seat == action.seat
@@ -492,7 +502,7 @@ impl Game {
             self.state.answered = true;
         }
         if self.state.recording {
-            self.state.emit(Event::Acted { action: *action, at: self.state.clock });
+            self.state.emit(Event::Acted { action: *action, at: self.state.clock, by_rules });
         }
         let def = &defs.actions[action.action as usize];
         if let Some((pi, zi)) = def.effect.moves
@@ -518,7 +528,29 @@ impl Game {
         if let Some(hook) = def.apply {
             defs.scripts.run(hook, &mut self.state, Some(args_map(&defs, action)))?;
         }
-        self.advance()
+        Ok(())
+    }
+
+    /// Answers the pending prompt of a seat the rules move with its first legal option (the
+    /// rules word their prompts so that the move they want comes first, or is the only one).
+    fn answer_for_rules(&mut self, seat: SeatId) -> Result<(), Error> {
+        let Some(prompt) = self.state.prompts.front() else { return Ok(()) };
+        let (action, fixed) = (prompt.action, prompt.fixed);
+        let mut options = Vec::new();
+        self.enumerate(seat, action, &fixed, &mut options)?;
+        let Some(first) = options.first().copied() else {
+            let defs = &*self.rules;
+            let message = format!(
+                "`{}` is played by the rules, and its prompt `{}` has no legal option",
+                defs.seats[seat as usize].name, defs.actions[action as usize].name
+            );
+            let phase = &defs.phases[self.state.phase as usize];
+            let d = Diagnostic::new(message)
+                .at(phase.file, phase.span.clone())
+                .note("the rules answer a prompt of such a seat with its first legal option: the script must ask only when there is one");
+            return Err(Error::Rules(Box::new(d)));
+        };
+        self.perform(&first, true)
     }
 
     /// Moves the game clock forward to `ms`, firing the timers it passes in order.
@@ -552,13 +584,33 @@ impl Game {
     fn advance(&mut self) -> Result<(), Error> {
         let defs = self.rules.clone();
         let mut silent_phases = 0u32;
+        let mut answered_by_rules = 0u32;
         loop {
             if self.state.outcome.is_some() {
                 self.state.prompts.clear();
                 return Ok(());
             }
             if let Some(front) = self.state.prompts.front_mut() {
-                let Some(hook) = front.while_hook.take() else { return Ok(()) };
+                let Some(hook) = front.while_hook.take() else {
+                    let seat = front.seat;
+                    if defs.seats[seat as usize].by_rules {
+                        answered_by_rules += 1;
+                        if answered_by_rules > MAX_RULES_ANSWERS {
+                            let message = format!(
+                                "the rules answered {MAX_RULES_ANSWERS} prompts of `{}` in a row without a player deciding",
+                                defs.seats[seat as usize].name
+                            );
+                            let phase = &defs.phases[self.state.phase as usize];
+                            let d = Diagnostic::new(message)
+                                .at(phase.file, phase.span.clone())
+                                .note("a prompt of a seat played by the rules that asks that seat again never ends");
+                            return Err(Error::Rules(Box::new(d)));
+                        }
+                        self.answer_for_rules(seat)?;
+                        continue;
+                    }
+                    return Ok(());
+                };
                 let group = front.group;
                 let keep = defs.scripts.call(hook, &mut self.state, None)?.as_bool().unwrap_or(false);
                 if !keep {

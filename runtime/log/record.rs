@@ -54,7 +54,8 @@ fn face_text(defs: &Defs, piece: u16, face: i64) -> String {
 /// The log entry of an event, for events that go into logs (actions, chance, the end).
 pub(crate) fn entry_of(defs: &Defs, event: &Event, timed: bool) -> Option<Entry> {
     let kind = match event {
-        Event::Acted { action, at } => EntryKind::Action {
+        Event::Acted { by_rules: true, .. } => return None,
+        Event::Acted { action, at, .. } => EntryKind::Action {
             seat: defs.seats[action.seat as usize].name.clone(),
             time: timed.then_some(*at),
             name: defs.actions[action.action as usize].name.clone(),

@@ -133,6 +133,11 @@ pub struct SeatDef {
     pub name: String,
     /// Its team, if any.
     pub team: Option<String>,
+    /// Whether the rules move it (`played_by = "rules"`): no agent or person plays it, and its
+    /// prompts are answered with their first legal option.
+    pub by_rules: bool,
+    /// For a seat played by the rules, the player counts it joins (empty: every count).
+    pub joins: Vec<u8>,
 }
 
 /// A way the game ends.
@@ -479,6 +484,16 @@ impl Defs {
     /// A seat by name.
     pub fn seat(&self, name: &str) -> Option<SeatId> {
         self.seat_index.get(name).copied()
+    }
+    /// Whether a seat takes part in a game of `players` players: one of the first `players`
+    /// seats, or a seat played by the rules that joins that count. (Seats played by the rules
+    /// come after every player's seat, so the first `players` seats are always players'.)
+    pub fn seat_in_play(&self, seat: SeatId, players: u8) -> bool {
+        match self.seats.get(seat as usize) {
+            Some(def) if def.by_rules => def.joins.is_empty() || def.joins.contains(&players),
+            Some(_) => seat < players,
+            None => false,
+        }
     }
     /// An outcome by name.
     pub fn outcome(&self, name: &str) -> Option<u16> {

@@ -495,8 +495,44 @@ impl Loader<'_> {
             self.defs.param_values.insert(name.clone(), dynamic);
         }
 
-        for (i, (name, (_, seat))) in m.seats.iter().enumerate() {
-            self.defs.seats.push(SeatDef { name: name.clone(), team: seat.team.clone() });
+        let mut rules_seat_seen: Option<&str> = None;
+        for (i, (name, (file, seat))) in m.seats.iter().enumerate() {
+            let by_rules = match &seat.played_by {
+                None => false,
+                Some(p) if p.value == "players" => false,
+                Some(p) if p.value == "rules" => true,
+                Some(p) => {
+                    let d = self
+                        .err(*file, p.span.clone(), format!("seat `{name}`: unknown `played_by = \"{}\"`", p.value))
+                        .expected("`\"players\"` (a person or an agent) or `\"rules\"` (the rules move it)");
+                    self.push(d);
+                    false
+                }
+            };
+            // The first `players` seats are the players': a seat the rules move comes after them.
+            match (by_rules, rules_seat_seen) {
+                (true, _) => rules_seat_seen = Some(name),
+                (false, Some(before)) => {
+                    let span = self.table_span(*file, "seats", name);
+                    let d = self
+                        .err(
+                            *file,
+                            span,
+                            format!("seat `{name}` is declared after `{before}`, a seat played by the rules"),
+                        )
+                        .expected("the seats played by the rules declared last, after every player's seat");
+                    self.push(d);
+                }
+                (false, None) => {}
+            }
+            if let (Some(p), false) = (&seat.players, by_rules) {
+                let d = self
+                    .err(*file, p.span.clone(), format!("seat `{name}`: `players` is for seats played by the rules"))
+                    .expected("`played_by = \"rules\"` beside it, or no `players` (a player's seat is in play when its place in the order is within the player count)");
+                self.push(d);
+            }
+            let joins = seat.players.as_ref().map(|p| p.value.clone()).unwrap_or_default();
+            self.defs.seats.push(SeatDef { name: name.clone(), team: seat.team.clone(), by_rules, joins });
             self.defs.seat_index.insert(name.clone(), i as SeatId);
             self.defs.seat_names.push(name.as_str().into());
         }
@@ -510,7 +546,8 @@ impl Loader<'_> {
             let d = Diagnostic::new("at most 32 seats are supported").at(gf, 0..0);
             self.push(d);
         }
-        let seat_count = m.seats.len() as u8;
+        // Player counts count the players' seats; the seats the rules move join on their own.
+        let seat_count = self.defs.seats.iter().filter(|s| !s.by_rules).count() as u8;
         self.defs.players = match &m.game.players {
             Some(Located { value: raw::Players::Exactly(n), .. }) => (*n, *n),
             Some(Located { value: raw::Players::Range([a, b]), .. }) => (*a, *b),
@@ -525,6 +562,17 @@ impl Loader<'_> {
                 .err(gf, p.span.clone(), "player count out of range")
                 .expected(format!("between 1 and the {seat_count} declared seats"));
             self.push(d);
+        }
+        for (name, (file, seat)) in &m.seats {
+            let (lo, hi) = self.defs.players;
+            if let Some(p) = &seat.players
+                && p.value.iter().any(|&n| n < lo || n > hi)
+            {
+                let d = self
+                    .err(*file, p.span.clone(), format!("seat `{name}` joins a player count the game does not have"))
+                    .expected(format!("player counts from {lo} to {hi}"));
+                self.push(d);
+            }
         }
 
         if let Some(excluded) = &m.game.excluded_players {

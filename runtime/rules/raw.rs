@@ -212,6 +212,13 @@ pub struct RawSeat {
     pub description: Option<String>,
     /// The team the seat belongs to, if the game has teams.
     pub team: Option<String>,
+    /// Who moves the seat: `"players"` (the default: a person or an agent) or `"rules"` (an
+    /// automaton such as a dummy player or an inspector: no agent or person plays it, and the
+    /// engine answers each of its prompts with the first legal option, so its moves are the
+    /// rules' own). Seats played by the rules are declared after every other seat.
+    pub played_by: Option<Located<String>>,
+    /// For a seat played by the rules: the player counts it joins (every count when left out).
+    pub players: Option<Located<Vec<u8>>>,
 }
 
 /// An `[outcomes.<name>]` entry.

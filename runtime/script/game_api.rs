@@ -110,6 +110,7 @@ pub(super) fn register(engine: &mut Engine) {
         let n = g.state.borrow().players as usize;
         g.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
     });
+    engine.register_fn("rules_seats", |g: &mut GameApi| -> Array { rules_seats(&g.defs, g.state.borrow().players) });
 
     // Counters.
     engine.register_fn("counter", |g: &mut GameApi, name: &str| -> RhaiResult<i64> {
@@ -516,6 +517,10 @@ fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()>
     g.charge(PROMPT_WORK)?;
     let defs = &g.defs;
     let Some(seat_id) = defs.seat(seat) else { return fail(format!("no seat named `{seat}`")) };
+    let players = g.state.borrow().players;
+    if !defs.seat_in_play(seat_id, players) {
+        return fail(format!("ask: `{seat}` does not take part in a game of {players} players"));
+    }
     let Some(action_id) = defs.action(action) else { return fail(format!("no action named `{action}`")) };
     let def = &defs.actions[action_id as usize];
     let mut args = crate::value::Fixed::filled(None, def.params.len()).unwrap_or_default();
@@ -532,4 +537,13 @@ fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()>
     s.prompts.push_back(Prompt { seat: seat_id, action: action_id, fixed: args, group, while_hook: None });
     s.changes += 1;
     Ok(())
+}
+
+/// `rules_seats()`: the seats the rules move (`played_by = "rules"`) that take part in a game
+/// of `players` players, in declaration order.
+pub(super) fn rules_seats(defs: &Defs, players: u8) -> Array {
+    (0..defs.seats.len() as crate::rules::defs::SeatId)
+        .filter(|&s| defs.seats[s as usize].by_rules && defs.seat_in_play(s, players))
+        .map(|s| Dynamic::from(defs.seat_names[s as usize].clone()))
+        .collect()
 }

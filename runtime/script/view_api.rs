@@ -52,6 +52,9 @@ pub(super) fn register(engine: &mut Engine) {
     engine.register_type_with_name::<SeatView>("View");
     engine.register_fn("seat", |v: &mut SeatView| v.defs.seat_names[v.seat as usize].clone());
     engine.register_fn("players", |v: &mut SeatView| i64::from(v.state.borrow().players));
+    engine.register_fn("rules_seats", |v: &mut SeatView| -> Array {
+        super::game_api::rules_seats(&v.defs, v.state.borrow().players)
+    });
     engine.register_fn("team", |v: &mut SeatView, seat: &str| -> RhaiResult<Dynamic> { team_of(&v.defs, seat) });
     engine.register_fn("seats", |v: &mut SeatView| -> Array {
         let n = v.state.borrow().players as usize;

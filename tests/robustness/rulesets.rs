@@ -197,6 +197,25 @@ mod scripts {
     }
 
     #[test]
+    fn asking_a_seat_that_is_not_in_the_game_is_refused() {
+        refused("script-ask-seat-out-of-play", "rules.rhai:3:", "`dummy` does not take part in a game of 1 players");
+    }
+
+    #[test]
+    fn a_seat_played_by_the_rules_that_asks_itself_for_ever_is_stopped() {
+        refused("script-rules-seat-loop", "game.toml:42:1", "the rules answered 10000 prompts of `dummy` in a row");
+    }
+
+    #[test]
+    fn a_seat_played_by_the_rules_with_no_legal_option_is_an_error() {
+        refused(
+            "script-rules-seat-no-option",
+            "game.toml:42:1",
+            "`dummy` is played by the rules, and its prompt `refuse` has no legal option",
+        );
+    }
+
+    #[test]
     fn asking_for_an_unknown_action_is_refused() {
         refused("script-ask-unknown-action", "rules.rhai:3:", "no action named `jump`");
     }
@@ -253,6 +272,29 @@ mod game_toml {
     #[test]
     fn a_player_count_past_a_byte_is_refused() {
         refused("toml-players-too-many", "game.toml:4:11", "expected a player count (1 to 255) or [min, max]");
+    }
+
+    #[test]
+    fn a_seat_played_by_an_unknown_kind_of_player_is_refused() {
+        refused("toml-seat-played-by-unknown", "game.toml:7:13", "seat `a`: unknown `played_by = \"robot\"`");
+    }
+
+    #[test]
+    fn a_player_seat_after_a_seat_played_by_the_rules_is_refused() {
+        refused(
+            "toml-rules-seat-first",
+            "game.toml:8:1",
+            "seat `a` is declared after `dummy`, a seat played by the rules",
+        );
+    }
+
+    #[test]
+    fn player_counts_on_a_player_seat_are_refused() {
+        refused(
+            "toml-player-seat-with-players",
+            "game.toml:7:11",
+            "seat `a`: `players` is for seats played by the rules",
+        );
     }
 
     #[test]

@@ -47,13 +47,7 @@ pub(super) struct Grid {
 }
 
 impl Grid {
-    pub(super) fn of(
-        defs: &Defs,
-        state: &State,
-        zone: ZoneId,
-        seat: Option<SeatId>,
-        skip: Option<PieceId>,
-    ) -> Grid {
+    pub(super) fn of(defs: &Defs, state: &State, zone: ZoneId, seat: Option<SeatId>, skip: Option<PieceId>) -> Grid {
         let mut cells = HashMap::new();
         for p in state.pieces_in(defs, zone) {
             if Some(p) == skip || !crate::view::sight::visible(defs, state, seat, zone, p) {
@@ -187,9 +181,9 @@ pub(super) fn side_names(sides: &Array) -> RhaiResult<[ImmutableString; 4]> {
         .map(|s| s.clone().into_immutable_string())
         .collect::<Result<_, _>>()
         .map_err(|t| format!("sides: expected property names, found a {t}"))?;
-    names.try_into().map_err(|n: Vec<_>| {
-        format!("sides: expected 4 property names (+y, +x, -y, -x), found {}", n.len()).into()
-    })
+    names
+        .try_into()
+        .map_err(|n: Vec<_>| format!("sides: expected 4 property names (+y, +x, -y, -x), found {}", n.len()).into())
 }
 
 /// Whether property `name` of `piece` can hold `value`, as `State::set_prop` would find.

@@ -1,19 +1,26 @@
 //! Square grids of pieces (`game.lay`, `game.cell`, `game.fits`, `game.free_cells`), on the
 //! fixture `tests/fixtures/grid`: its one hook lays five squares and notes what the natives
-//! answer, then what its mistakes give.
+//! answer, then what its mistakes give; a script agent reads the grid through its seat's view.
 //!
 //! The squares: a (0, 0) red, b (1, 0) blue, c (0, 1) blue, d (1, 1) red, e (2, -1) blue; sides
 //! are `n e s w` (+y, +x, -y, -x).
 
 use std::rc::Rc;
 
+use tabula::agent::{Agent, Decision, ScriptAgent};
 use tabula::event::Event;
 use tabula::{Game, LoadOptions};
 
-fn notes() -> Vec<String> {
-    let rules = Rc::new(tabula::load("tests/fixtures/grid", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")));
-    let game = Game::recorded(rules, 1, 1).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(game.outcome(), Some("done"), "the probe ends the game");
+fn start(overrides: &[(&str, &str)]) -> Result<Game, tabula::Error> {
+    let options = LoadOptions {
+        variants: vec![],
+        overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
+    let rules = Rc::new(tabula::load("tests/fixtures/grid", &options).unwrap_or_else(|e| panic!("{e}")));
+    Game::recorded(rules, 1, 1)
+}
+
+fn notes_of(game: &Game) -> Vec<String> {
     game.events()
         .iter()
         .filter_map(|e| match e {
@@ -21,6 +28,10 @@ fn notes() -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+fn notes() -> Vec<String> {
+    notes_of(&start(&[]).unwrap_or_else(|e| panic!("{e}")))
 }
 
 #[test]
@@ -82,7 +93,7 @@ fn free_cells_lists_fitting_cells_by_x_then_y() {
 fn mistakes_are_errors_and_a_failed_lay_changes_nothing() {
     let notes = notes();
     assert_eq!(
-        notes[16..],
+        notes[16..28],
         [
             "bad key error: grid rule: unknown key `side` (the keys are `sides`, `around`, `prop` and `value`)",
             "bad type error: grid rule: `sides` must be an integer from 0 to 4, not two",
@@ -98,4 +109,28 @@ fn mistakes_are_errors_and_a_failed_lay_changes_nothing() {
             "f still box 0 0",
         ]
     );
+}
+
+#[test]
+fn a_seat_sees_the_grid_of_the_pieces_it_sees() {
+    let game = start(&[]).unwrap_or_else(|e| panic!("{e}"));
+    // e turned face down is still on the rules' grid...
+    assert_eq!(notes_of(&game)[28..], ["hidden e [[1, -1], [2, 0]]"]);
+    // ...but not on red's: (2, -1) is empty there, (2, 0) touches only b, no cell has 2 sides,
+    // and only b and c are blue.
+    let seat = game.to_act()[0];
+    let legal = game.legal_actions(seat).unwrap_or_else(|e| panic!("{e}"));
+    let mut looker = ScriptAgent::new(game.rules().clone(), "looker").expect("the fixture's agent");
+    let Err(err) = looker.choose(&Decision::new(&game, seat, &legal)) else {
+        panic!("the agent fails with what it saw")
+    };
+    let text = err.to_string();
+    assert!(text.contains(r#"looked: ["d", (), false, true, [], [[-1, 1], [0, 2], [1, -1], [2, 0]]]"#), "{text}");
+}
+
+#[test]
+fn a_runaway_loop_over_free_cells_is_stopped() {
+    let Err(err) = start(&[("runaway", "1")]) else { panic!("the loop must be stopped") };
+    let text = err.to_string();
+    assert!(text.contains("the script asked too much of the engine"), "{text}");
 }

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
 
 use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
+use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
 use crate::event::Event;
@@ -335,6 +336,40 @@ pub(super) fn register(engine: &mut Engine) {
         let value = s.prop(slot).saturating_add(delta).clamp(lo, hi);
         s.set_prop(&g.defs, p, prop, value)?;
         Ok(value)
+    });
+
+    // Square grids of pieces placed by their `x` and `y` (see `grid`): each call reads the
+    // zone once; `free_cells` is charged for the cells it looks at too.
+    engine.register_fn("cell", |g: &mut GameApi, zone: &str, x: i64, y: i64| -> RhaiResult<Dynamic> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let grid = Grid::of(&g.defs, &g.state.borrow(), z, None, None);
+        Ok(grid.at(x, y).map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
+    });
+    engine.register_fn(
+        "lay",
+        |g: &mut GameApi, piece: i64, zone: &str, x: i64, y: i64, sides: Array| -> RhaiResult<()> {
+            g.scan()?;
+            let (p, z) = (g.piece(piece)?, g.zone(zone)?);
+            let sides = side_names(&sides)?;
+            super::grid::lay(&g.defs, &mut g.state.borrow_mut(), p, z, (x, y), &sides).map_err(Into::into)
+        },
+    );
+    engine.register_fn("fits", |g: &mut GameApi, zone: &str, x: i64, y: i64, rule: Map| -> RhaiResult<bool> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let rule = Rule::new(&g.defs, &rule, None)?;
+        let s = g.state.borrow();
+        Ok(Grid::of(&g.defs, &s, z, None, None).fits(&g.defs, &s, x, y, &rule))
+    });
+    engine.register_fn("free_cells", |g: &mut GameApi, zone: &str, rule: Map| -> RhaiResult<Array> {
+        g.scan()?;
+        let z = g.zone(zone)?;
+        let rule = Rule::new(&g.defs, &rule, None)?;
+        let s = g.state.borrow();
+        let grid = Grid::of(&g.defs, &s, z, None, None);
+        g.charge(grid.len().saturating_mul(CELL_WORK))?;
+        grid.free_cells(&g.defs, &s, &rule)
     });
 
     // Ranking and tracks: pure functions of what the script gives (see `ranking`), charged by

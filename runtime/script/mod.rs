@@ -9,6 +9,7 @@
 mod board;
 mod engine;
 mod game_api;
+mod grid;
 mod ranking;
 #[cfg(feature = "script-signatures")]
 mod signatures;

@@ -7,6 +7,7 @@ use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
 
 use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
 use super::game_api::{prop_dynamic, team_of};
+use super::grid::{Grid, Rule};
 use super::{RhaiResult, fail};
 use crate::rules::defs::{Defs, PieceId, SeatId, Sight, ZoneId};
 use crate::state::State;
@@ -155,6 +156,24 @@ pub(super) fn register(engine: &mut Engine) {
     engine.register_fn("linked", |v: &mut SeatView, from: i64, links: Array| -> RhaiResult<Array> {
         let p = v.seen(from)?;
         linked(&v.defs, &v.state.borrow(), p, &link_names(&links)?, Some(v.seat))
+    });
+    // Square grids of pieces (see `grid`): only the pieces this seat can see are on its grid.
+    engine.register_fn("cell", |v: &mut SeatView, zone: &str, x: i64, y: i64| -> RhaiResult<Dynamic> {
+        let z = v.zone(zone)?;
+        let grid = Grid::of(&v.defs, &v.state.borrow(), z, Some(v.seat), None);
+        Ok(grid.at(x, y).map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
+    });
+    engine.register_fn("fits", |v: &mut SeatView, zone: &str, x: i64, y: i64, rule: Map| -> RhaiResult<bool> {
+        let z = v.zone(zone)?;
+        let rule = Rule::new(&v.defs, &rule, Some(v.seat))?;
+        let s = v.state.borrow();
+        Ok(Grid::of(&v.defs, &s, z, Some(v.seat), None).fits(&v.defs, &s, x, y, &rule))
+    });
+    engine.register_fn("free_cells", |v: &mut SeatView, zone: &str, rule: Map| -> RhaiResult<Array> {
+        let z = v.zone(zone)?;
+        let rule = Rule::new(&v.defs, &rule, Some(v.seat))?;
+        let s = v.state.borrow();
+        Grid::of(&v.defs, &s, z, Some(v.seat), None).free_cells(&v.defs, &s, &rule)
     });
     // The board graph is printed on the board: every seat may read it.
     engine.register_fn("distances", |v: &mut SeatView, from: &str, most: i64| -> RhaiResult<Map> {

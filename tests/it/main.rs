@@ -21,6 +21,7 @@ mod east_berlin_scenarios;
 mod escape_plan;
 mod example_logs;
 mod features;
+mod grid;
 mod hot_reload;
 mod logs;
 mod playouts;

@@ -10,6 +10,7 @@ mod board;
 mod engine;
 mod game_api;
 mod ranking;
+mod regions;
 #[cfg(feature = "script-signatures")]
 mod signatures;
 mod values;

@@ -25,6 +25,7 @@ mod hot_reload;
 mod logs;
 mod playouts;
 mod realtime;
+mod regions;
 mod runtime_knows_no_game;
 mod schema;
 mod secrecy;

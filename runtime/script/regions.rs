@@ -125,24 +125,27 @@ impl<'a> Board<'a> {
         &self.defs.pieces[self.pieces[i] as usize].name
     }
 
-    /// The value of an integer-like property of piece `i`, or an error naming it.
-    fn prop(&self, i: usize, prop: &str, what: &str) -> RhaiResult<i64> {
+    /// The value of property `prop` of piece `i` (`what` the rule uses it for, in errors); with
+    /// `int`, only an integer property will do.
+    fn prop(&self, i: usize, prop: &str, what: &str, int: bool) -> RhaiResult<i64> {
         match self.defs.prop_ref(self.pieces[i], prop) {
-            Some((slot, def)) if what != "weight" || matches!(def.kind, PropKind::Int(..)) => Ok(self.state.prop(slot)),
-            Some(_) => fail(format!("region rule: {}.{prop} (the {what}) is not an integer", self.name(i))),
+            Some((_, def)) if int && !matches!(def.kind, PropKind::Int(..)) => {
+                fail(format!("region rule: {}.{prop} (the {what}) is not an integer", self.name(i)))
+            }
+            Some((slot, _)) => Ok(self.state.prop(slot)),
             None => fail(format!("region rule: {} has no property `{prop}` (the {what})", self.name(i))),
         }
     }
 
     fn region(&self, i: usize) -> RhaiResult<i64> {
-        self.prop(i, &self.rule.region, "region")
+        self.prop(i, &self.rule.region, "region", false)
     }
 
     /// What leaving piece `i` costs besides region changes.
     fn weight(&self, i: usize) -> RhaiResult<i64> {
         match &self.rule.weight {
             Weight::None => Ok(0),
-            Weight::Prop(prop) => self.prop(i, prop, "weight"),
+            Weight::Prop(prop) => self.prop(i, prop, "weight", true),
             Weight::Table(table) => Ok(table.get(self.name(i)).and_then(|n| n.as_int().ok()).unwrap_or(0)),
         }
     }

@@ -383,6 +383,26 @@ pub(super) fn register(engine: &mut Engine) {
         super::ranking::crossings(before, after, &lines)
     });
 
+    // Movement costed by region changes over a board of linked pieces (see `regions`), charged
+    // by the pieces looked at and the steps tried.
+    engine.register_fn("region_costs", |g: &mut GameApi, start: i64, rule: Map| -> RhaiResult<Map> {
+        let p = g.piece(start)?;
+        let rule = super::regions::Rule::new(&g.defs, &rule)?;
+        super::regions::costs(&g.defs, &g.state.borrow(), &rule, p, &mut |n| g.charge(n))
+    });
+    engine.register_fn(
+        "region_paths",
+        |g: &mut GameApi, start: i64, end: i64, rule: Map, changes: Dynamic, max_paths: i64| -> RhaiResult<Array> {
+            let ends = (g.piece(start)?, g.piece(end)?);
+            let rule = super::regions::Rule::new(&g.defs, &rule)?;
+            let keep = super::regions::Keep::new(&changes)?;
+            let Ok(max_paths) = usize::try_from(max_paths) else {
+                return fail(format!("region_paths: max_paths must not be negative, not {max_paths}"));
+            };
+            super::regions::paths(&g.defs, &g.state.borrow(), &rule, ends, &keep, max_paths, &mut |n| g.charge(n))
+        },
+    );
+
     // Flow.
     engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str| -> RhaiResult<()> {
         ask(g, seat, action, &Map::new())

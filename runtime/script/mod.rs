@@ -11,6 +11,7 @@ mod engine;
 mod game_api;
 mod grid;
 mod ranking;
+mod regions;
 #[cfg(feature = "script-signatures")]
 mod signatures;
 mod values;

@@ -26,6 +26,7 @@ mod hot_reload;
 mod logs;
 mod playouts;
 mod realtime;
+mod regions;
 mod rules_seats;
 mod runtime_knows_no_game;
 mod schema;

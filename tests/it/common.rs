@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests that run the `tabula` binary.
+//! Helpers shared by the integration tests: running the `tabula` binary, reading a game's notes.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -20,4 +20,16 @@ pub fn tabula(args: &[&str], input: &str) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// The notes a game's scripts wrote (`game.note`), in order: how the fixtures of script natives
+/// report what the natives returned.
+pub fn notes_of(game: &tabula::Game) -> Vec<String> {
+    game.events()
+        .iter()
+        .filter_map(|e| match e {
+            tabula::event::Event::Note(text) => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }

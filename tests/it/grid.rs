@@ -7,8 +7,8 @@
 
 use std::rc::Rc;
 
+use crate::common::notes_of;
 use tabula::agent::{Agent, Decision, ScriptAgent};
-use tabula::event::Event;
 use tabula::{Game, LoadOptions};
 
 fn start(overrides: &[(&str, &str)]) -> Result<Game, tabula::Error> {
@@ -18,16 +18,6 @@ fn start(overrides: &[(&str, &str)]) -> Result<Game, tabula::Error> {
     };
     let rules = Rc::new(tabula::load("tests/fixtures/grid", &options).unwrap_or_else(|e| panic!("{e}")));
     Game::recorded(rules, 1, 1)
-}
-
-fn notes_of(game: &Game) -> Vec<String> {
-    game.events()
-        .iter()
-        .filter_map(|e| match e {
-            Event::Note(text) => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn notes() -> Vec<String> {

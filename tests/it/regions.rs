@@ -5,20 +5,13 @@
 
 use std::rc::Rc;
 
-use tabula::event::Event;
+use crate::common::notes_of;
 use tabula::{Game, LoadOptions};
 
 fn notes() -> Vec<String> {
     let rules =
         Rc::new(tabula::load("tests/fixtures/regions", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")));
-    let game = Game::recorded(rules, 1, 1).expect("start");
-    game.events()
-        .iter()
-        .filter_map(|e| match e {
-            Event::Note(text) => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
+    notes_of(&Game::recorded(rules, 1, 1).expect("start"))
 }
 
 #[test]

@@ -252,6 +252,13 @@ impl Table {
         let mut named: Vec<&str> = Vec::new();
         for (k, (seat, kind)) in recorded.chain(seats).enumerate() {
             let Some(id) = names.iter().position(|n| n == seat) else {
+                if rules.played_by_rules(seat) {
+                    let message = format!(
+                        "--seat {seat}: the rules play {seat}, nobody else; the seats are {}",
+                        names.join(", ")
+                    );
+                    return Err(Error::Input(message));
+                }
                 return Err(Error::Input(format!("--seat {seat}: expected one of {}", names.join(", "))));
             };
             if !agent_names.contains(&kind.as_str()) {

@@ -366,6 +366,11 @@ fn seat_kinds(rules: &Rules, options: &SimOptions, players: u8) -> Result<Vec<St
     let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
     for (k, (seat, kind)) in options.seat_agents.iter().enumerate() {
         let Some(s) = names.iter().position(|n| n == seat) else {
+            if rules.played_by_rules(seat) {
+                let message =
+                    format!("--seat {seat}: the rules play {seat}, no agent; the seats are {}", names.join(", "));
+                return Err(Error::Input(message));
+            }
             return Err(Error::Input(format!(
                 "--seat {seat}: no such seat{}; expected one of {}",
                 crate::diag::did_you_mean(seat, names.iter().copied()),

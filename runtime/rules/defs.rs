@@ -485,6 +485,11 @@ impl Defs {
     pub fn seat(&self, name: &str) -> Option<SeatId> {
         self.seat_index.get(name).copied()
     }
+    /// Whether the seat of this name is played by the rules (`played_by = "rules"`): no agent
+    /// or person may be given it.
+    pub fn played_by_rules(&self, name: &str) -> bool {
+        self.seat(name).is_some_and(|s| self.seats[s as usize].by_rules)
+    }
     /// Whether a seat takes part in a game of `players` players: one of the first `players`
     /// seats, or a seat played by the rules that joins that count. (Seats played by the rules
     /// come after every player's seat, so the first `players` seats are always players'.)

@@ -194,3 +194,17 @@ fn a_player_count_the_rules_exclude_is_refused() {
     assert!(!ok, "five players were seated in two teams");
     assert!(err.contains("Dig Your Way Out is played by 4 or 6 players, not 5"), "{err}");
 }
+
+#[test]
+fn a_seat_the_rules_play_cannot_be_given_an_agent() {
+    // Sandra plays the two-player game of Escape Plan as `[seats.sandra] played_by = "rules"`.
+    let play: &[&str] = &["play", "escape-plan", "--players", "2", "--seat", "sandra=random"];
+    let sim: &[&str] = &["sim", "escape-plan", "--players", "2", "--games", "1", "--seat", "sandra=random"];
+    for args in [play, sim] {
+        let command = args[0];
+        let (ok, _, err) = tabula(args, "");
+        assert!(!ok, "{command}: Sandra was given an agent");
+        assert!(err.contains("--seat sandra: the rules play sandra"), "{command}: {err}");
+        assert!(err.contains("the seats are red, blue"), "{command}: {err}");
+    }
+}

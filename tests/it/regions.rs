@@ -84,3 +84,12 @@ fn bad_rules_and_arguments_are_script_errors() {
         ]
     );
 }
+
+#[test]
+fn a_runaway_loop_over_region_costs_is_stopped() {
+    let options = LoadOptions { variants: vec![], overrides: vec![("runaway".into(), "1".into())] };
+    let rules = Rc::new(tabula::load("tests/fixtures/regions", &options).unwrap_or_else(|e| panic!("{e}")));
+    let Err(err) = Game::recorded(rules, 1, 1) else { panic!("the loop must be stopped") };
+    let text = err.to_string();
+    assert!(text.contains("the script asked too much of the engine"), "{text}");
+}

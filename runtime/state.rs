@@ -397,25 +397,7 @@ impl State {
 
     /// Sets a property, checking its domain.
     pub fn set_prop(&mut self, defs: &Defs, piece: PieceId, name: &str, value: i64) -> Result<(), String> {
-        let Some(def) = defs.prop_def(piece, name) else {
-            return Err(format!("{} has no property `{name}`", defs.pieces[piece as usize].name));
-        };
-        let ok = match &def.kind {
-            PropKind::Word(words) => words.contains(&(value as SymId)) && value >= 0,
-            PropKind::Int(lo, hi) => (*lo..=*hi).contains(&value),
-            PropKind::Piece(kind) => value == -1 || defs.pieces.get(value as usize).is_some_and(|p| p.kind == *kind),
-        };
-        if !ok {
-            return Err(format!(
-                "{}.{name} cannot be {}",
-                defs.pieces[piece as usize].name,
-                match &def.kind {
-                    PropKind::Int(lo, hi) => format!("{value} (its range is {lo} to {hi})"),
-                    other => format!("`{}`", defs.show_prop(other, value)),
-                }
-            ));
-        }
-        let slot = defs.prop_slot(piece, name).unwrap_or(0);
+        let slot = defs.check_prop(piece, name, value)?;
         if self.props[slot] != value {
             self.props[slot] = value;
             self.emit(Event::PropSet { piece, slot: slot as u32, value });

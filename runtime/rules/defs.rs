@@ -524,6 +524,26 @@ impl Defs {
         let i = kind.prop(prop)?;
         Some((def.prop_base + i, &kind.props[i]))
     }
+    /// The slot of a piece's property `name` if it can hold `value` (a word of its list, an
+    /// integer in its range, a piece of its kind or -1 for none), or why not.
+    pub fn check_prop(&self, piece: PieceId, name: &str, value: i64) -> Result<usize, String> {
+        let Some((slot, def)) = self.prop_ref(piece, name) else {
+            return Err(format!("{} has no property `{name}`", self.pieces[piece as usize].name));
+        };
+        let ok = match &def.kind {
+            PropKind::Word(words) => words.contains(&(value as SymId)) && value >= 0,
+            PropKind::Int(lo, hi) => (*lo..=*hi).contains(&value),
+            PropKind::Piece(kind) => value == -1 || self.pieces.get(value as usize).is_some_and(|p| p.kind == *kind),
+        };
+        if ok {
+            return Ok(slot);
+        }
+        let shown = match &def.kind {
+            PropKind::Int(lo, hi) => format!("{value} (its range is {lo} to {hi})"),
+            other => format!("`{}`", self.show_prop(other, value)),
+        };
+        Err(format!("{}.{name} cannot be {shown}", self.pieces[piece as usize].name))
+    }
     /// A readable rendering of a stored property value.
     pub fn show_prop(&self, kind: &PropKind, value: i64) -> String {
         match kind {

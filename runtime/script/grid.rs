@@ -186,28 +186,6 @@ pub(super) fn side_names(sides: &Array) -> RhaiResult<[ImmutableString; 4]> {
         .map_err(|n: Vec<_>| format!("sides: expected 4 property names (+y, +x, -y, -x), found {}", n.len()).into())
 }
 
-/// Whether property `name` of `piece` can hold `value`, as `State::set_prop` would find.
-fn settable(defs: &Defs, piece: PieceId, name: &str, value: i64) -> Result<(), String> {
-    let Some(def) = defs.prop_def(piece, name) else {
-        return Err(format!("{} has no property `{name}`", defs.pieces[piece as usize].name));
-    };
-    let ok = match &def.kind {
-        PropKind::Int(lo, hi) => (*lo..=*hi).contains(&value),
-        PropKind::Piece(kind) => defs.pieces.get(value as usize).is_some_and(|p| p.kind == *kind),
-        PropKind::Word(_) => false,
-    };
-    if ok {
-        Ok(())
-    } else {
-        let to = match &def.kind {
-            PropKind::Int(lo, hi) => format!("{value} (its range is {lo} to {hi})"),
-            PropKind::Piece(_) => defs.pieces[value as usize].name.to_string(),
-            PropKind::Word(_) => format!("{value} (it is a word property)"),
-        };
-        Err(format!("{}.{name} cannot be {to}", defs.pieces[piece as usize].name))
-    }
-}
-
 /// Moves `piece` (on top) into `zone`, sets its `x` and `y`, then, for each direction `d` in
 /// the order of `sides` whose cell holds a piece (the first in zone order, not `piece`), sets
 /// `piece`'s property `sides[d]` to that neighbour and the neighbour's `sides[(d + 2) % 4]` to
@@ -220,8 +198,8 @@ pub(super) fn lay(
     (x, y): (i64, i64),
     sides: &[ImmutableString; 4],
 ) -> Result<(), String> {
-    settable(defs, piece, "x", x)?;
-    settable(defs, piece, "y", y)?;
+    defs.check_prop(piece, "x", x)?;
+    defs.check_prop(piece, "y", y)?;
     for side in sides {
         if !defs.prop_def(piece, side).is_some_and(|d| matches!(d.kind, PropKind::Piece(_))) {
             return Err(format!("{} has no piece property `{side}`", defs.pieces[piece as usize].name));
@@ -233,8 +211,8 @@ pub(super) fn lay(
     let mut links = Vec::new();
     for (d, &by) in STEPS.iter().enumerate() {
         if let Some(other) = grid.at_step((x, y), by) {
-            settable(defs, piece, &sides[d], i64::from(other))?;
-            settable(defs, other, &sides[(d + 2) % 4], i64::from(piece))?;
+            defs.check_prop(piece, &sides[d], i64::from(other))?;
+            defs.check_prop(other, &sides[(d + 2) % 4], i64::from(piece))?;
             links.push((d, other));
         }
     }

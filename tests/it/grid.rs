@@ -95,7 +95,7 @@ fn mistakes_are_errors_and_a_failed_lay_changes_nothing() {
             "three sides error: sides: expected 4 property names (+y, +x, -y, -x), found 3",
             "not a link error: f has no piece property `colour`",
             "off the range error: f.x cannot be 20 (its range is -9 to 9)",
-            "wrong kind error: f.n cannot be post",
+            "wrong kind error: f.n cannot be `post`",
             "f still box 0 0",
         ]
     );

@@ -262,6 +262,11 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                         rules.actions.len(),
                         rules.hooks.len()
                     );
+                    let (compiled, total) = rules.script_functions_compiled();
+                    outln!("scripts: {compiled} of {total} functions compiled, the rest run on Rhai's interpreter");
+                    for f in rules.script_fallbacks() {
+                        outln!("  `{}` runs on Rhai: {}", f.function, f.reason);
+                    }
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => {

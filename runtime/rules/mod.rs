@@ -36,3 +36,23 @@ impl std::fmt::Debug for Rules {
         f.debug_struct("Rules").field("name", &self.defs.name).finish_non_exhaustive()
     }
 }
+
+impl Rules {
+    /// Runs every script hook on Rhai's interpreter instead of the compiled closures: the
+    /// reference the scripts compiler is checked against (`tests/it/compiled.rs`). Setting
+    /// `TABULA_INTERPRET=1` in the environment does the same for every load.
+    pub fn interpret_scripts(&mut self) {
+        self.scripts.interpret();
+    }
+
+    /// The script functions left to Rhai's interpreter, and why: a hook runs compiled only if
+    /// it and everything it calls are compiled (`tabula check` lists these).
+    pub fn script_fallbacks(&self) -> &[crate::script::Fallback] {
+        self.scripts.fallbacks()
+    }
+
+    /// How many of the script functions run compiled, of how many.
+    pub fn script_functions_compiled(&self) -> (usize, usize) {
+        self.scripts.functions_compiled()
+    }
+}

@@ -8,6 +8,8 @@ use std::rc::Rc;
 
 use rhai::{AST, Engine, EvalAltResult, Position, Scope};
 
+use super::compile::Program;
+use super::natives::{Natives, Registry};
 use super::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS, Scripts};
 use crate::diag::{Diagnostic, Error, FileId};
 use crate::rules::defs::Defs;
@@ -15,8 +17,9 @@ use crate::state::State;
 
 /// A Rhai engine with the scripts' limits and every native function registered: the `Game`
 /// handle's, the `View` handle's and the helpers on plain values.
-pub(super) fn new_engine() -> Engine {
+pub(super) fn new_engine() -> (Engine, Natives) {
     let mut engine = Engine::new();
+    let mut natives = Natives::default();
     engine.set_optimization_level(rhai::OptimizationLevel::Simple);
     engine.set_strict_variables(true);
     engine.set_max_operations(MAX_OPERATIONS);
@@ -27,17 +30,18 @@ pub(super) fn new_engine() -> Engine {
     engine.set_max_map_size(MAX_DATA_SIZE);
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
-    super::game_api::register(&mut engine);
-    super::view_api::register(&mut engine);
-    super::values::register_helpers(&mut engine);
-    engine
+    let mut registry = Registry { engine: &mut engine, natives: &mut natives };
+    super::game_api::register(&mut registry);
+    super::view_api::register(&mut registry);
+    super::values::register_helpers(&mut registry);
+    (engine, natives)
 }
 
 impl Scripts {
     /// Compiles the script files (in order; later definitions of a function replace earlier
     /// ones) and checks that every hook the definitions name exists with the right arity.
     pub(crate) fn compile(defs: Rc<Defs>, files: &[FileId]) -> Result<Scripts, Error> {
-        let engine = new_engine();
+        let (engine, natives) = new_engine();
 
         // Parameters are constants of the scripts: the optimizer folds them into the code, so
         // `goal` costs nothing at run time (`--set` takes effect because scripts are
@@ -52,6 +56,7 @@ impl Scripts {
             }
         }
         let mut ast = AST::empty();
+        let mut parts = Vec::new();
         let mut fn_file = HashMap::new();
         let mut diags = Vec::new();
         for &file in files {
@@ -63,6 +68,7 @@ impl Scripts {
                         fn_file.insert(f.name.to_string(), (file, at));
                     }
                     ast = ast.merge(&part);
+                    parts.push(part);
                 }
                 Err(e) => {
                     let pos = e.position();
@@ -102,7 +108,10 @@ impl Scripts {
         if !diags.is_empty() {
             return Err(Error::Ruleset(diags, Box::new(defs.sources.clone())));
         }
+        let program = (std::env::var_os("TABULA_INTERPRET").is_none_or(|v| v.is_empty() || v == "0"))
+            .then(|| Program::compile(&parts, &natives));
         Ok(Scripts {
+            program,
             engine,
             ast,
             cell: Rc::new(RefCell::new(State::default())),

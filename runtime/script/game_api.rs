@@ -5,10 +5,11 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
+use super::natives::Registry;
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
 use crate::event::Event;
@@ -96,7 +97,7 @@ pub(super) fn prop_dynamic(defs: &Defs, kind: &PropKind, value: i64) -> Dynamic 
 }
 
 /// Registers the `Game` handle and its natives.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut Registry) {
     engine.register_type_with_name::<GameApi>("Game");
 
     // Parameters and players.

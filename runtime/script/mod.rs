@@ -7,9 +7,11 @@
 //! runaway script is an error rather than a hang.
 
 mod board;
+mod compile;
 mod engine;
 mod game_api;
 mod grid;
+mod natives;
 mod ranking;
 mod regions;
 #[cfg(feature = "script-signatures")]
@@ -27,6 +29,8 @@ use crate::diag::{Diagnostic, Error, FileId};
 use crate::rules::defs::{Defs, HookId, SeatId};
 use crate::state::State;
 
+pub use compile::Fallback;
+use compile::Program;
 use game_api::GameApi;
 #[cfg(feature = "script-signatures")]
 pub use signatures::{NativeFunction, native_functions};
@@ -63,6 +67,9 @@ fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
 
 /// Compiled scripts of one ruleset and the engine that runs them.
 pub(crate) struct Scripts {
+    /// The script functions compiled to closures; `None` when every hook runs on Rhai's
+    /// interpreter (`TABULA_INTERPRET=1`, or `Rules::interpret_scripts`).
+    program: Option<Program>,
     engine: Engine,
     ast: AST,
     cell: Rc<RefCell<State>>,
@@ -105,6 +112,12 @@ impl Scripts {
         let name = &self.defs.hooks[hook as usize].name;
         self.work.set(0);
         let api = GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
+        if let Some(f) = self.compiled(hook) {
+            let mut args = vec![Dynamic::from(api)];
+            args.extend(extra);
+            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, args));
+            return result.unwrap_or(Ok(Dynamic::UNIT)).map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
+        }
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut kept = self.scope.try_borrow_mut();
         let mut fresh = Scope::new();
@@ -138,6 +151,12 @@ impl Scripts {
         let name = &self.defs.hooks[hook as usize].name;
         self.cell.borrow_mut().copy_for_scratch(state);
         let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        if let Some(f) = self.compiled(hook) {
+            let mut args = vec![Dynamic::from(view)];
+            args.extend(options.map(Dynamic::from_array));
+            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, args));
+            return result.unwrap_or(Ok(Dynamic::UNIT)).map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
+        }
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut kept = self.scope.try_borrow_mut();
         let mut fresh = Scope::new();
@@ -200,6 +219,29 @@ impl Scripts {
             text.extend(out.iter().map(|v| v.to_string()));
         }
         Ok(text.join(" "))
+    }
+
+    /// The compiled function running `hook`, if it and everything it calls are compiled.
+    fn compiled(&self, hook: HookId) -> Option<usize> {
+        let h = &self.defs.hooks[hook as usize];
+        self.program.as_ref()?.hook(&h.name, h.arity)
+    }
+
+    /// Runs every hook on Rhai's interpreter from now on (the reference the compiler is
+    /// checked against).
+    pub(crate) fn interpret(&mut self) {
+        self.program = None;
+    }
+
+    /// The script functions left to Rhai's interpreter, and why (empty when nothing is compiled).
+    pub(crate) fn fallbacks(&self) -> &[Fallback] {
+        self.program.as_ref().map(|p| p.fallbacks.as_slice()).unwrap_or_default()
+    }
+
+    /// How many script functions run compiled, of how many.
+    pub(crate) fn functions_compiled(&self) -> (usize, usize) {
+        let total = self.ast.iter_functions().count();
+        (total - self.fallbacks().len(), total)
     }
 
     /// Runs a hook whose return value does not matter.

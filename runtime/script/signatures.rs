@@ -20,7 +20,7 @@ pub struct NativeFunction {
 /// `tests/it/docs.rs`. The engine is built with the same registrations `Scripts::compile` makes.
 /// Only with the `script-signatures` feature (the tests turn it on): it needs Rhai's metadata.
 pub fn native_functions() -> Vec<NativeFunction> {
-    let engine = super::engine::new_engine();
+    let (engine, _) = super::engine::new_engine();
     let mut out: Vec<NativeFunction> =
         engine.gen_fn_signatures(false).iter().filter_map(|s| parse_signature(s)).collect();
     out.sort();

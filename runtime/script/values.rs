@@ -1,8 +1,9 @@
 //! Script values and the engine's own: action arguments to and from script values, actions as
 //! maps, and the helpers registered on plain lists.
 
-use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+use rhai::{Array, Dynamic, ImmutableString, Map};
 
+use super::natives::Registry;
 use crate::rules::defs::{Defs, Domain, PieceId, SeatId};
 use crate::value::{Action, Value};
 
@@ -81,7 +82,7 @@ pub(crate) fn args_map(defs: &Defs, action: &Action) -> Map {
 }
 
 /// Helpers on plain script values, for agents reading their options.
-pub(super) fn register_helpers(engine: &mut Engine) {
+pub(super) fn register_helpers(engine: &mut Registry) {
     // The index of the first map in `list` that has every key of `pattern` with its value, or
     // -1: `options.index_matching(#{ action: "move", to: "hall" })`.
     engine.register_fn("index_matching", |list: &mut Array, pattern: Map| -> i64 {

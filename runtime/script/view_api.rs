@@ -3,11 +3,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
 use super::game_api::{prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
+use super::natives::Registry;
 use super::{RhaiResult, fail};
 use crate::rules::defs::{Defs, PieceId, SeatId, Sight, ZoneId};
 use crate::state::State;
@@ -49,7 +50,7 @@ impl SeatView {
 }
 
 /// Registers the `View` handle and its natives.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut Registry) {
     engine.register_type_with_name::<SeatView>("View");
     engine.register_fn("seat", |v: &mut SeatView| v.defs.seat_names[v.seat as usize].clone());
     engine.register_fn("players", |v: &mut SeatView| i64::from(v.state.borrow().players));

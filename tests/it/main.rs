@@ -15,6 +15,7 @@ mod cli;
 mod cli_mistakes;
 mod colditz;
 mod common;
+mod compiled;
 mod dice_race;
 mod docs;
 mod east_berlin_scenarios;

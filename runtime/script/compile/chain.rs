@@ -1,0 +1,312 @@
+//! Dot and index chains: `args.seat`, `list[i]`, `game.counter("x")`, `faces.pays_entry(game,
+//! c)`, `a.b[i].c`, and assignments into them (`m.x = 1`, `list[i] += 2`).
+//!
+//! As in Rhai, the arguments of every step are evaluated first, then the chain is walked on
+//! the base: a variable is walked in place (a method call changes it, as `list.push(x)` does),
+//! any other base on a temporary value.
+
+use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, Position};
+
+use super::ctx::{Ctx, Res};
+use super::expr::{FnCompiler, KEYWORDS, NativeSite, this};
+use super::ops::{self, Op};
+use super::{C, Eval, Exec, stmt::Flow};
+
+/// One step of a chain.
+enum Step {
+    /// `.name` on a map (or a getter).
+    Prop(ImmutableString, Position),
+    /// `[i]`: the index is evaluated with the chain's arguments.
+    Index(Eval, Position),
+    /// `.name(args)`: a script function with `this`, or a native taking the target first.
+    Method { site: NativeSite, script: Option<usize>, args: Vec<Eval> },
+}
+
+impl Step {
+    fn arity(&self) -> usize {
+        match self {
+            Step::Prop(..) => 0,
+            Step::Index(..) => 1,
+            Step::Method { args, .. } => args.len(),
+        }
+    }
+}
+
+/// Where a chain starts.
+enum Base {
+    Slot(usize),
+    This(Position),
+    Value(Eval),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Dot,
+    Index,
+}
+
+struct Chain {
+    base: Base,
+    steps: Vec<Step>,
+}
+
+impl FnCompiler<'_> {
+    /// Reads a chain's value.
+    pub(super) fn chain_read(&mut self, e: &Expr) -> C<Eval> {
+        let chain = self.chain(e)?;
+        Ok(Box::new(move |c| {
+            let mark = c.stack.len();
+            let result = chain.run(c, mark, None);
+            c.stack.truncate(mark);
+            result
+        }))
+    }
+
+    /// `chain = value` or `chain op= value`.
+    pub(super) fn chain_assign(
+        &mut self,
+        lhs: &Expr,
+        op: Option<(Op, &'static str, &'static str)>,
+        rhs: Eval,
+        pos: Position,
+    ) -> C<Exec> {
+        let chain = self.chain(lhs)?;
+        if chain.steps.iter().any(|s| matches!(s, Step::Method { .. })) {
+            return Err("it assigns through a method call".into());
+        }
+        let root = lhs.position();
+        Ok(Box::new(move |c| {
+            let value = rhs(c)?.flatten();
+            let mark = c.stack.len();
+            let result = chain.run(c, mark, Some((op, value, pos, root)));
+            c.stack.truncate(mark);
+            result.map(|_| Flow::Value(Dynamic::UNIT))
+        }))
+    }
+
+    fn chain(&mut self, e: &Expr) -> C<Chain> {
+        let (x, flags, kind) = match e {
+            Expr::Dot(x, f, _) => (x, *f, Kind::Dot),
+            Expr::Index(x, f, _) => (x, *f, Kind::Index),
+            _ => return Err("internal: not a chain".into()),
+        };
+        if flags.contains(ASTFlags::NEGATED) {
+            return Err("it uses `?.` or `?[`".into());
+        }
+        let mut steps = Vec::new();
+        self.steps(kind, &x.rhs, flags, &mut steps)?;
+        let base = match &x.lhs {
+            Expr::Variable(v, _, _) => Base::Slot(self.lookup(&v.1)?),
+            Expr::ThisPtr(pos) => Base::This(*pos),
+            other => Base::Value(self.expr(other)?),
+        };
+        Ok(Chain { base, steps })
+    }
+
+    /// The steps of a chain's right-hand side, of `kind` (Rhai nests chains to the right; a
+    /// node marked `BREAK` ends the chain, its right side being a whole index expression).
+    fn steps(&mut self, kind: Kind, rhs: &Expr, flags: ASTFlags, out: &mut Vec<Step>) -> C<()> {
+        if kind == Kind::Index && flags.contains(ASTFlags::BREAK) {
+            out.push(self.step(kind, rhs)?);
+            return Ok(());
+        }
+        match rhs {
+            Expr::Dot(x, f, _) | Expr::Index(x, f, _) => {
+                if f.contains(ASTFlags::NEGATED) {
+                    return Err("it uses `?.` or `?[`".into());
+                }
+                out.push(self.step(kind, &x.lhs)?);
+                let next = if matches!(rhs, Expr::Dot(..)) { Kind::Dot } else { Kind::Index };
+                self.steps(next, &x.rhs, *f, out)
+            }
+            leaf => {
+                out.push(self.step(kind, leaf)?);
+                Ok(())
+            }
+        }
+    }
+
+    fn step(&mut self, kind: Kind, e: &Expr) -> C<Step> {
+        match (kind, e) {
+            (Kind::Index, e) => Ok(Step::Index(self.expr(e)?, e.position())),
+            (Kind::Dot, Expr::Property(p, pos)) => Ok(Step::Prop(p.2.clone(), *pos)),
+            (Kind::Dot, Expr::MethodCall(f, pos)) => {
+                let name = f.name.clone();
+                if KEYWORDS.contains(&name.as_str()) {
+                    return Err(format!("it calls `.{name}`, which the compiler leaves to Rhai"));
+                }
+                let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+                let script = self.method_target(&name, args.len());
+                let candidates = self.candidates(&name, args.len() + 1);
+                Ok(Step::Method { site: NativeSite { name, candidates, pos: *pos }, script, args })
+            }
+            _ => Err("it uses a chain the compiler does not cover".into()),
+        }
+    }
+}
+
+/// What an assignment at the end of a chain does: the operator (none for `=`) with its syntax,
+/// the value, and the positions of the operator and of the chain.
+type Assign = (Option<(Op, &'static str, &'static str)>, Dynamic, Position, Position);
+
+impl Chain {
+    /// Evaluates every step's arguments onto the stack from `mark`, then walks the chain.
+    fn run(&self, c: &mut Ctx, mark: usize, assign: Option<Assign>) -> Res<Dynamic> {
+        for step in &self.steps {
+            match step {
+                Step::Prop(..) => {}
+                Step::Index(e, _) => {
+                    let v = e(c)?.flatten();
+                    c.stack.push(v);
+                }
+                Step::Method { args, .. } => {
+                    for a in args {
+                        let v = a(c)?.flatten();
+                        c.stack.push(v);
+                    }
+                }
+            }
+        }
+        let slot = match &self.base {
+            Base::Slot(slot) => *slot,
+            Base::This(pos) => {
+                this(c, *pos)?;
+                0
+            }
+            Base::Value(e) => {
+                let mut target = e(c)?.flatten();
+                return walk(c, &mut target, &self.steps, mark, assign);
+            }
+        };
+        let mut target = std::mem::take(c.slot(slot));
+        let result = walk(c, &mut target, &self.steps, mark, assign);
+        *c.slot(slot) = target;
+        result
+    }
+}
+
+/// Applies `steps` to `target`, their arguments on the stack from `at`; the last step reads
+/// the value, or assigns to it.
+fn walk(c: &mut Ctx, target: &mut Dynamic, steps: &[Step], at: usize, assign: Option<Assign>) -> Res<Dynamic> {
+    let Some((step, rest)) = steps.split_first() else {
+        return match assign {
+            None => Ok(target.clone()),
+            Some((None, value, _, _)) => {
+                *target = value;
+                Ok(Dynamic::UNIT)
+            }
+            Some((Some((op, op_assign, op_name)), value, pos, root)) => {
+                ops::assign(c, op, (op_assign, op_name), target, value, pos, root).map(|()| Dynamic::UNIT)
+            }
+        };
+    };
+    let next = at + step.arity();
+    let last = rest.is_empty();
+    match step {
+        Step::Prop(name, pos) => {
+            if target.is_map() {
+                let mut map = target.as_map_mut().map_err(|_| internal())?;
+                if last && assign.is_some() && !map.contains_key(name.as_str()) {
+                    map.insert(name.as_str().into(), Dynamic::UNIT);
+                }
+                match map.get_mut(name.as_str()) {
+                    Some(v) => walk(c, v, rest, next, assign),
+                    None => walk(c, &mut Dynamic::UNIT.clone(), rest, next, assign),
+                }
+            } else if let (true, Some((None, value, _, _))) = (last, &assign) {
+                let mut value = value.clone();
+                c.call_rhai(&format!("set${name}"), true, &mut [target, &mut value], *pos).map(|_| Dynamic::UNIT)
+            } else {
+                let mut v = c.call_rhai(&format!("get${name}"), true, &mut [target], *pos)?;
+                walk(c, &mut v, rest, next, assign)
+            }
+        }
+        Step::Index(_, pos) => {
+            let mut idx = std::mem::take(&mut c.stack[at]);
+            if target.is_array() {
+                let mut array = target.as_array_mut().map_err(|_| internal())?;
+                let i = idx.as_int().map_err(|t| super::mismatch(c.engine, "i64", t, *pos))?;
+                let len = array.len();
+                match element(len, i) {
+                    Some(k) => walk(c, &mut array[k], rest, next, assign),
+                    None => Err(EvalAltResult::ErrorArrayBounds(len, i, *pos).into()),
+                }
+            } else if target.is_map() {
+                let mut map = target.as_map_mut().map_err(|_| internal())?;
+                let key = match idx.read_lock::<ImmutableString>() {
+                    Some(k) => k.clone(),
+                    None => {
+                        let t = idx.type_name();
+                        return Err(super::mismatch(c.engine, std::any::type_name::<ImmutableString>(), t, *pos));
+                    }
+                };
+                if assign.is_some() && !map.contains_key(key.as_str()) {
+                    map.insert(key.as_str().into(), Dynamic::UNIT);
+                }
+                match map.get_mut(key.as_str()) {
+                    Some(v) => walk(c, v, rest, next, assign),
+                    None => walk(c, &mut Dynamic::UNIT.clone(), rest, next, assign),
+                }
+            } else if assign.is_none() {
+                let mut v = c.call_rhai("index$get$", true, &mut [target, &mut idx], *pos)?;
+                walk(c, &mut v, rest, next, assign)
+            } else {
+                Err(EvalAltResult::ErrorIndexingType(c.engine.map_type_name(target.type_name()).to_string(), *pos)
+                    .into())
+            }
+        }
+        Step::Method { site, script, args } => {
+            let n = args.len();
+            let pos = site.pos;
+            let value = match script {
+                Some(f) => {
+                    let base = c.stack.len();
+                    c.stack.push(std::mem::take(target));
+                    for k in 0..n {
+                        let v = std::mem::take(&mut c.stack[at + k]);
+                        c.stack.push(v);
+                    }
+                    let (result, this) = c.enter(*f, base, true, pos);
+                    *target = this;
+                    result?
+                }
+                None => {
+                    // The arguments are the `n` values from `at`; any after them belong to
+                    // later steps, so they are moved to the top of the stack for the call.
+                    let top = c.stack.len();
+                    if at + n == top {
+                        site.call(c, Some(target), at)?
+                    } else {
+                        for k in 0..n {
+                            let v = std::mem::take(&mut c.stack[at + k]);
+                            c.stack.push(v);
+                        }
+                        let result = site.call(c, Some(target), top);
+                        c.stack.truncate(top);
+                        result?
+                    }
+                }
+            };
+            if rest.is_empty() && assign.is_none() {
+                return Ok(value);
+            }
+            let mut value = value;
+            walk(c, &mut value, rest, next, assign)
+        }
+    }
+}
+
+/// The element `i` of an array of `len` names, counting from the end when negative (Rhai's
+/// `calc_index`).
+fn element(len: usize, i: i64) -> Option<usize> {
+    if i < 0 {
+        let back = usize::try_from(i.unsigned_abs()).ok()?;
+        (back <= len && len > 0).then(|| len - back)
+    } else {
+        usize::try_from(i).ok().filter(|&k| k < len)
+    }
+}
+
+fn internal() -> Box<EvalAltResult> {
+    "internal: a value changed kind during a chain".into()
+}

@@ -1,0 +1,216 @@
+//! What a compiled hook call runs with: the frames of its script functions on one stack, the
+//! operation and call-depth limits, and the calls it makes into tabula's natives and into Rhai.
+
+#![allow(deprecated)] // Rhai marks its internal call-context types "volatile" this way.
+
+use std::cell::RefCell;
+
+use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, NativeCallContext, NativeCallContextStore, Position};
+
+use super::Program;
+use super::stmt::Flow;
+use crate::script::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS};
+
+pub(crate) type Res<T> = Result<T, Box<EvalAltResult>>;
+
+/// The state of one compiled hook call.
+pub(crate) struct Ctx<'a> {
+    pub(super) prog: &'a Program,
+    pub(super) engine: &'a Engine,
+    /// A Rhai call context, to call Rhai's own functions (its standard library and operators),
+    /// made at the first such call.
+    call_context: Option<NativeCallContextStore>,
+    /// Every frame: a function's `this`, parameters and locals, from `base`.
+    pub(super) stack: Vec<Dynamic>,
+    pub(super) base: usize,
+    /// Whether the running function was called as a method (has a `this`).
+    pub(super) this_bound: bool,
+    /// Operations so far (statements, loop rounds and calls), against `MAX_OPERATIONS`.
+    ops: u64,
+    /// How deep script functions call each other, against `MAX_CALL_LEVELS`.
+    level: usize,
+}
+
+thread_local! {
+    /// Frames kept between hook calls, so that a call allocates no stack.
+    static STACK: RefCell<Vec<Dynamic>> = const { RefCell::new(Vec::new()) };
+}
+
+impl<'a> Ctx<'a> {
+    pub(super) fn new(prog: &'a Program, engine: &'a Engine) -> Ctx<'a> {
+        let stack = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        Ctx { prog, engine, call_context: None, stack, base: 0, this_bound: false, ops: 0, level: 0 }
+    }
+
+    /// Gives the stack back for the next call.
+    pub(super) fn finish(mut self) {
+        self.stack.clear();
+        STACK.with(|s| *s.borrow_mut() = std::mem::take(&mut self.stack));
+    }
+
+    /// Counts one operation, or stops a runaway script.
+    #[inline]
+    pub(super) fn op(&mut self, pos: Position) -> Res<()> {
+        self.ops += 1;
+        if self.ops > MAX_OPERATIONS {
+            return Err(EvalAltResult::ErrorTooManyOperations(pos).into());
+        }
+        Ok(())
+    }
+
+    #[inline]
+    pub(super) fn slot(&mut self, slot: usize) -> &mut Dynamic {
+        let at = self.base + slot;
+        &mut self.stack[at]
+    }
+
+    /// Calls compiled script function `f` with `this` (for a method call) and `args`, as Rhai's
+    /// `call_script_fn` does: the call counts an operation and a level, and an error inside is
+    /// wrapped in the function's name (limits pass through with the call's position).
+    pub(super) fn call_function(
+        &mut self,
+        f: usize,
+        this: Option<Dynamic>,
+        args: Vec<Dynamic>,
+        pos: Position,
+    ) -> Res<Dynamic> {
+        let new_base = self.stack.len();
+        let bound = this.is_some();
+        self.stack.push(this.unwrap_or(Dynamic::UNIT));
+        self.stack.extend(args);
+        self.enter(f, new_base, bound, pos).0
+    }
+
+    /// Runs function `f` whose frame starts at `new_base`, with `this` and the arguments pushed
+    /// already. Returns the result and the final `this` (whatever happened), and pops the frame.
+    pub(super) fn enter(&mut self, f: usize, new_base: usize, bound: bool, pos: Position) -> (Res<Dynamic>, Dynamic) {
+        let Some(function) = self.prog.functions.get(f).and_then(Option::as_ref) else {
+            let this = std::mem::take(&mut self.stack[new_base]);
+            self.stack.truncate(new_base);
+            return (Err("internal: a compiled call to a function that is not compiled".into()), this);
+        };
+        let result = self.op(pos).and_then(|()| {
+            if self.level > MAX_CALL_LEVELS {
+                return Err(EvalAltResult::ErrorStackOverflow(pos).into());
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            let this = std::mem::take(&mut self.stack[new_base]);
+            self.stack.truncate(new_base);
+            return (Err(e), this);
+        }
+        self.stack.resize(new_base + function.slots, Dynamic::UNIT);
+        let (old_base, old_bound) = (self.base, self.this_bound);
+        self.base = new_base;
+        self.this_bound = bound;
+        self.level += 1;
+        let result = (function.body)(self);
+        self.level -= 1;
+        self.base = old_base;
+        self.this_bound = old_bound;
+        let this = std::mem::take(&mut self.stack[new_base]);
+        self.stack.truncate(new_base);
+        let result = match result {
+            Ok(Flow::Value(v) | Flow::Return(v) | Flow::Break(v)) => Ok(v.flatten()),
+            Ok(Flow::Continue) => Ok(Dynamic::UNIT),
+            // A `return` inside an expression comes out as Rhai's own `Return` signal.
+            Err(err) if matches!(*err, EvalAltResult::Return(..)) => match *err {
+                EvalAltResult::Return(v, _) => Ok(v.flatten()),
+                _ => Ok(Dynamic::UNIT),
+            },
+            Err(mut err) if err.is_system_exception() => {
+                err.set_position(pos);
+                Err(err)
+            }
+            Err(err) => {
+                Err(EvalAltResult::ErrorInFunctionCall(function.name.to_string(), String::new(), err, pos).into())
+            }
+        };
+        (result, this)
+    }
+
+    /// Calls one of Rhai's own functions or operators by name, through Rhai's resolution.
+    pub(super) fn call_rhai(
+        &mut self,
+        name: &str,
+        is_ref_mut: bool,
+        args: &mut [&mut Dynamic],
+        pos: Position,
+    ) -> Res<Dynamic> {
+        call_rhai(self.engine, &mut self.call_context, name, is_ref_mut, args, pos)
+    }
+
+    /// The engine, the Rhai call context and the stack, borrowed apart (a native's arguments
+    /// sit on the stack while it is called).
+    pub(super) fn split(&mut self) -> (&'a Engine, &mut Option<NativeCallContextStore>, &mut Vec<Dynamic>) {
+        (self.engine, &mut self.call_context, &mut self.stack)
+    }
+}
+
+/// Calls one of Rhai's own functions or operators by name, through Rhai's resolution, with a
+/// call context made at the first such call.
+pub(super) fn call_rhai(
+    engine: &Engine,
+    store: &mut Option<NativeCallContextStore>,
+    name: &str,
+    is_ref_mut: bool,
+    args: &mut [&mut Dynamic],
+    pos: Position,
+) -> Res<Dynamic> {
+    let store = store.get_or_insert_with(|| NativeCallContextStore {
+        fn_name: String::new(),
+        source: None,
+        global: engine.new_global_runtime_state(),
+        pos: Position::NONE,
+    });
+    let context = NativeCallContext::from_stored_data(engine, store);
+    context.call_native_fn_raw(name, is_ref_mut, args).map_err(|e| fill_position(e, pos))
+}
+
+/// Fails as Rhai does when a script value grows past the scripts' data limits.
+pub(super) fn check_size(value: &Dynamic, pos: Position) -> Res<()> {
+    if !(value.is_array() || value.is_map() || value.is_string()) {
+        return Ok(());
+    }
+    let (arrays, maps, strings) = data_sizes(value);
+    let what = if strings > MAX_DATA_SIZE {
+        "Length of string"
+    } else if arrays > MAX_DATA_SIZE {
+        "Size of array/BLOB"
+    } else if maps > MAX_DATA_SIZE {
+        "Size of object map"
+    } else {
+        return Ok(());
+    };
+    Err(EvalAltResult::ErrorDataTooLarge(what.to_string(), pos).into())
+}
+
+/// Elements of arrays, entries of maps and bytes of strings in a value, through nesting, as
+/// Rhai counts them.
+pub(super) fn data_sizes(value: &Dynamic) -> (usize, usize, usize) {
+    if let Some(a) = value.read_lock::<Array>() {
+        a.iter().fold((0, 0, 0), |(x, m, s), v| {
+            let (dx, dm, ds) = data_sizes(v);
+            (x + 1 + dx, m + dm, s + ds)
+        })
+    } else if let Some(map) = value.read_lock::<Map>() {
+        map.values().fold((0, 0, 0), |(x, m, s), v| {
+            let (dx, dm, ds) = data_sizes(v);
+            (x + dx, m + 1 + dm, s + ds)
+        })
+    } else if let Ok(s) = value.as_immutable_string_ref() {
+        (0, 0, s.len())
+    } else {
+        (0, 0, 0)
+    }
+}
+
+/// Gives an error the position of the call that made it, if it has none (Rhai's
+/// `fill_position`).
+pub(super) fn fill_position(mut err: Box<EvalAltResult>, pos: Position) -> Box<EvalAltResult> {
+    if err.position().is_none() {
+        err.set_position(pos);
+    }
+    err
+}

@@ -1,0 +1,438 @@
+//! Compiling expressions: constants, variables, literals, logic, and calls to script functions,
+//! tabula's natives and Rhai's own functions.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use rhai::{Dynamic, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
+
+use super::ctx::{Ctx, Res, check_size, fill_position};
+use super::ops::{self, Op};
+use super::{C, Eval};
+use crate::script::natives::Natives;
+
+/// Names Rhai handles itself when called like functions: the compiler leaves them to Rhai.
+pub(super) const KEYWORDS: &[&str] = &[
+    "Fn",
+    "call",
+    "curry",
+    "eval",
+    "type_of",
+    "print",
+    "debug",
+    "is_def_fn",
+    "is_def_var",
+    "is_shared",
+    "this",
+    "global",
+];
+
+/// What compiles one script function: the variables in scope (by slot) and what it calls.
+pub(super) struct FnCompiler<'a> {
+    index: &'a HashMap<(ImmutableString, usize), usize>,
+    natives: &'a Natives,
+    /// The frame's slot names: `this` first, then the parameters and the locals in scope.
+    names: Vec<ImmutableString>,
+    max: usize,
+    callees: Vec<usize>,
+}
+
+/// The natives a call might mean: tabula's of that name and arity, chosen by argument types at
+/// the call.
+#[derive(Clone)]
+pub(super) struct Candidates(Vec<(Vec<TypeId>, RhaiFunc)>);
+
+impl Candidates {
+    /// The native the arguments' types select, as `Natives::find` chooses.
+    fn pick(&self, args: impl Iterator<Item = TypeId> + Clone) -> Option<&RhaiFunc> {
+        let fits = |params: &[TypeId], exact: bool| {
+            params.iter().zip(args.clone()).all(|(p, a)| *p == a || (!exact && *p == TypeId::of::<Dynamic>()))
+        };
+        let list = &self.0;
+        list.iter()
+            .rev()
+            .find(|(p, _)| fits(p, true))
+            .or_else(|| list.iter().rev().find(|(p, _)| fits(p, false)))
+            .map(|(_, f)| f)
+    }
+}
+
+impl<'a> FnCompiler<'a> {
+    pub(super) fn new(
+        index: &'a HashMap<(ImmutableString, usize), usize>,
+        natives: &'a Natives,
+        params: &[ImmutableString],
+    ) -> Self {
+        let mut names = vec![ImmutableString::from("this")];
+        names.extend(params.iter().cloned());
+        let max = names.len();
+        FnCompiler { index, natives, names, max, callees: Vec::new() }
+    }
+
+    pub(super) fn max_slots(&self) -> usize {
+        self.max
+    }
+
+    pub(super) fn callees(&self) -> Vec<usize> {
+        let mut c = self.callees.clone();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    /// A new variable in scope: its slot.
+    pub(super) fn declare(&mut self, name: &ImmutableString) -> usize {
+        self.names.push(name.clone());
+        self.max = self.max.max(self.names.len());
+        self.names.len() - 1
+    }
+
+    /// The scope's size now, to drop a block's variables at its end with `leave`.
+    pub(super) fn mark(&self) -> usize {
+        self.names.len()
+    }
+
+    pub(super) fn leave(&mut self, mark: usize) {
+        self.names.truncate(mark);
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> C<usize> {
+        // Slot 0 is `this`, which scripts cannot name as a variable.
+        match self.names.iter().rposition(|n| n == name) {
+            Some(slot) if slot > 0 => Ok(slot),
+            _ => Err(format!("it reads `{name}`, which is not one of its variables")),
+        }
+    }
+
+    /// Compiles an expression.
+    pub(super) fn expr(&mut self, e: &Expr) -> C<Eval> {
+        Ok(match e {
+            Expr::DynamicConstant(v, _) => constant((**v).clone()),
+            Expr::BoolConstant(b, _) => constant(Dynamic::from_bool(*b)),
+            Expr::IntegerConstant(i, _) => constant(Dynamic::from_int(*i)),
+            Expr::CharConstant(c, _) => constant(Dynamic::from_char(*c)),
+            Expr::StringConstant(s, _) => constant(Dynamic::from(s.clone())),
+            Expr::Unit(_) => constant(Dynamic::UNIT),
+            Expr::Variable(x, _, _) => {
+                let slot = self.lookup(&x.1)?;
+                Box::new(move |c| Ok(c.slot(slot).clone()))
+            }
+            Expr::ThisPtr(pos) => {
+                let pos = *pos;
+                Box::new(move |c| this(c, pos).map(|t| t.clone()))
+            }
+            Expr::InterpolatedString(parts, _) => self.interpolated(parts)?,
+            Expr::Array(items, _) => {
+                let items = items.iter().map(|i| Ok((self.expr(i)?, i.position()))).collect::<C<Vec<_>>>()?;
+                Box::new(move |c| {
+                    let mut array = rhai::Array::with_capacity(items.len());
+                    let mut sizes = (0, 0, 0);
+                    for (item, pos) in &items {
+                        let value = item(c)?.flatten();
+                        let (a, m, s) = super::ctx::data_sizes(&value);
+                        sizes = (sizes.0 + a + 1, sizes.1 + m, sizes.2 + s);
+                        over_limit(sizes, *pos)?;
+                        array.push(value);
+                    }
+                    Ok(Dynamic::from_array(array))
+                })
+            }
+            Expr::Map(x, _) => {
+                let template: Map = x.1.clone();
+                let entries =
+                    x.0.iter()
+                        .map(|(k, v)| Ok((k.name.clone(), self.expr(v)?, v.position())))
+                        .collect::<C<Vec<_>>>()?;
+                Box::new(move |c| {
+                    let mut map = template.clone();
+                    let mut sizes = (0, 0, 0);
+                    for (key, value, pos) in &entries {
+                        let value = value(c)?.flatten();
+                        let (a, m, s) = super::ctx::data_sizes(&value);
+                        sizes = (sizes.0 + a, sizes.1 + m + 1, sizes.2 + s);
+                        over_limit(sizes, *pos)?;
+                        map.insert(key.as_str().into(), value);
+                    }
+                    Ok(Dynamic::from_map(map))
+                })
+            }
+            Expr::And(list, _) | Expr::Or(list, _) => {
+                let is_and = matches!(e, Expr::And(..));
+                let parts = list.iter().map(|x| Ok((self.expr(x)?, x.position()))).collect::<C<Vec<_>>>()?;
+                Box::new(move |c| {
+                    for (part, pos) in &parts {
+                        let v = part(c)?;
+                        let b = v.as_bool().map_err(|t| super::mismatch(c.engine, "bool", t, *pos))?;
+                        if b != is_and {
+                            return Ok(Dynamic::from_bool(b));
+                        }
+                    }
+                    Ok(Dynamic::from_bool(is_and))
+                })
+            }
+            Expr::Coalesce(list, _) => {
+                let parts = list.iter().map(|x| self.expr(x)).collect::<C<Vec<_>>>()?;
+                Box::new(move |c| {
+                    let mut value = Dynamic::UNIT;
+                    for part in &parts {
+                        value = part(c)?;
+                        if !value.is_unit() {
+                            break;
+                        }
+                    }
+                    Ok(value)
+                })
+            }
+            Expr::Stmt(block) => {
+                let body = self.block(block.statements())?;
+                Box::new(move |c| match body(c)? {
+                    super::stmt::Flow::Value(v) => Ok(v),
+                    other => Err(other.escape()),
+                })
+            }
+            Expr::FnCall(f, pos) => self.call(f, *pos)?,
+            Expr::Dot(..) | Expr::Index(..) => self.chain_read(e)?,
+            other => return Err(format!("it uses an expression the compiler does not cover ({})", kind(other))),
+        })
+    }
+
+    /// `` `text ${x} more` ``: each part as text, as Rhai's `to_string` writes it.
+    fn interpolated(&mut self, parts: &[Expr]) -> C<Eval> {
+        let parts = parts.iter().map(|p| Ok((self.expr(p)?, p.position()))).collect::<C<Vec<_>>>()?;
+        Ok(Box::new(move |c| {
+            let mut text = String::new();
+            for (part, pos) in &parts {
+                let mut item = part(c)?.flatten();
+                if item.is_string() || item.is_int() || item.is_bool() || item.is_char() {
+                    let _ = write!(text, "{item}");
+                } else {
+                    let shown = c.call_rhai("to_string", true, &mut [&mut item], *pos)?;
+                    let _ = write!(text, "{shown}");
+                }
+                over_limit((0, 0, text.len()), *pos)?;
+            }
+            Ok(Dynamic::from(ImmutableString::from(text)))
+        }))
+    }
+
+    /// A function call written `name(args)`, or an operator.
+    fn call(&mut self, f: &FnCallExpr, pos: Position) -> C<Eval> {
+        let name = f.name.clone();
+        if f.op_token.is_some() {
+            return self.operator(f, pos);
+        }
+        if KEYWORDS.contains(&name.as_str()) {
+            return Err(format!("it calls `{name}`, which the compiler leaves to Rhai"));
+        }
+        if f.capture_parent_scope {
+            return Err(format!("it calls `{name}!`, which sees the caller's variables"));
+        }
+        if let Some(&index) = self.index.get(&(name.clone(), f.args.len())) {
+            self.callees.push(index);
+            let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+            return Ok(Box::new(move |c| {
+                let base = c.stack.len();
+                c.stack.push(Dynamic::UNIT);
+                for a in &args {
+                    match a(c) {
+                        Ok(v) => c.stack.push(v.flatten()),
+                        Err(e) => {
+                            c.stack.truncate(base);
+                            return Err(e);
+                        }
+                    }
+                }
+                c.enter(index, base, false, pos).0
+            }));
+        }
+        // A native: the first argument, if it is a variable, goes by reference (Rhai makes
+        // `push(list, x)` a method call on `list`).
+        let first_slot = match f.args.first() {
+            Some(Expr::Variable(x, _, _)) => Some(self.lookup(&x.1)?),
+            Some(Expr::ThisPtr(_)) => return Err(format!("it passes `this` to `{name}`")),
+            _ => None,
+        };
+        let skip = usize::from(first_slot.is_some());
+        let args = f.args.iter().skip(skip).map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+        let site = NativeSite { name: name.clone(), candidates: self.candidates(&name, f.args.len()), pos };
+        Ok(Box::new(move |c| {
+            let mark = c.stack.len();
+            for a in &args {
+                match a(c) {
+                    Ok(v) => c.stack.push(v.flatten()),
+                    Err(e) => {
+                        c.stack.truncate(mark);
+                        return Err(e);
+                    }
+                }
+            }
+            let result = match first_slot {
+                Some(slot) => {
+                    let mut first = std::mem::take(c.slot(slot));
+                    let result = site.call(c, Some(&mut first), mark);
+                    *c.slot(slot) = first;
+                    result
+                }
+                None => site.call(c, None, mark),
+            };
+            c.stack.truncate(mark);
+            result
+        }))
+    }
+
+    /// A unary or binary operator.
+    fn operator(&mut self, f: &FnCallExpr, pos: Position) -> C<Eval> {
+        let name = f.name.clone();
+        match f.args.as_slice() {
+            [x] => {
+                let x = self.expr(x)?;
+                Ok(Box::new(move |c| {
+                    let mut v = x(c)?.flatten();
+                    match name.as_str() {
+                        "!" if v.is_bool() => return Ok(Dynamic::from_bool(!v.as_bool().unwrap_or_default())),
+                        "-" if v.is_int() => {
+                            let n = v.as_int().unwrap_or_default();
+                            return n
+                                .checked_neg()
+                                .map(Dynamic::from_int)
+                                .ok_or_else(|| EvalAltResult::ErrorArithmetic("integer overflow".into(), pos).into());
+                        }
+                        _ => {}
+                    }
+                    c.call_rhai(&name, false, &mut [&mut v], pos)
+                }))
+            }
+            [a, b] => {
+                let op = Op::from_syntax(&name);
+                let (a, b) = (self.expr(a)?, self.expr(b)?);
+                let site = NativeSite { name: name.clone(), candidates: self.candidates(&name, 2), pos };
+                Ok(Box::new(move |c| {
+                    let x = a(c)?.flatten();
+                    let y = b(c)?.flatten();
+                    if let Some(v) = ops::inline(op, &x, &y) {
+                        return Ok(v);
+                    }
+                    if site.candidates.0.is_empty() {
+                        return ops::binary(c, op, &name, x, y, pos);
+                    }
+                    let mark = c.stack.len();
+                    c.stack.push(x);
+                    c.stack.push(y);
+                    let result = site.call(c, None, mark);
+                    c.stack.truncate(mark);
+                    result
+                }))
+            }
+            _ => Err(format!("it uses operator `{name}` with {} operands", f.args.len())),
+        }
+    }
+
+    /// tabula's natives named `name` taking `arity` arguments.
+    pub(super) fn candidates(&self, name: &str, arity: usize) -> Candidates {
+        Candidates(self.natives.with_arity(name, arity))
+    }
+
+    /// The compiled script function a method call `x.name(args)` means, if any: one with as many
+    /// parameters as the call has arguments (`x` becomes `this`).
+    pub(super) fn method_target(&mut self, name: &ImmutableString, args: usize) -> Option<usize> {
+        let &i = self.index.get(&(name.clone(), args))?;
+        self.callees.push(i);
+        Some(i)
+    }
+}
+
+/// A call site of a native (tabula's, or else Rhai's), resolved by argument types at the call.
+pub(super) struct NativeSite {
+    pub(super) name: ImmutableString,
+    pub(super) candidates: Candidates,
+    pub(super) pos: Position,
+}
+
+impl NativeSite {
+    /// Calls the native with `first` (if any: a method call's target, or a variable passed by
+    /// reference) and the arguments on the stack from `from`, which it may consume. A native
+    /// not taking its first argument by reference gets a copy of `first`.
+    pub(super) fn call(&self, c: &mut Ctx, first: Option<&mut Dynamic>, from: usize) -> Res<Dynamic> {
+        let pos = self.pos;
+        let (engine, store, stack) = c.split();
+        let rest = &mut stack[from..];
+        let by_ref = first.is_some();
+        let types = first.as_deref().into_iter().chain(rest.iter()).map(Dynamic::type_id);
+        if let Some(func) = self.candidates.pick(types) {
+            let Some(native) = func.get_native_fn() else {
+                return Err("internal: a native without a Rust function".into());
+            };
+            let mut copy;
+            let first = match first {
+                Some(f) if !func.is_method() => {
+                    copy = f.clone();
+                    Some(&mut copy)
+                }
+                other => other,
+            };
+            let result = with_refs(first, rest, |refs| native(None, refs));
+            return result.and_then(|v| check_size(&v, pos).map(|()| v)).map_err(|e| fill_position(e, pos));
+        }
+        with_refs(first, rest, |refs| super::ctx::call_rhai(engine, store, &self.name, by_ref, refs, pos))
+    }
+}
+
+/// Runs `f` with mutable references to `first` (if any) and `rest`, without allocating for up
+/// to six arguments.
+pub(super) fn with_refs<R>(
+    first: Option<&mut Dynamic>,
+    rest: &mut [Dynamic],
+    f: impl FnOnce(&mut [&mut Dynamic]) -> R,
+) -> R {
+    match (first, rest) {
+        (None, []) => f(&mut []),
+        (None, [a]) => f(&mut [a]),
+        (None, [a, b]) => f(&mut [a, b]),
+        (None, [a, b, c]) => f(&mut [a, b, c]),
+        (None, [a, b, c, d]) => f(&mut [a, b, c, d]),
+        (None, [a, b, c, d, e]) => f(&mut [a, b, c, d, e]),
+        (Some(t), []) => f(&mut [t]),
+        (Some(t), [a]) => f(&mut [t, a]),
+        (Some(t), [a, b]) => f(&mut [t, a, b]),
+        (Some(t), [a, b, c]) => f(&mut [t, a, b, c]),
+        (Some(t), [a, b, c, d]) => f(&mut [t, a, b, c, d]),
+        (first, more) => {
+            let mut refs: Vec<&mut Dynamic> = first.into_iter().chain(more.iter_mut()).collect();
+            f(&mut refs)
+        }
+    }
+}
+
+/// The running function's `this`, or Rhai's error when it was not called as a method.
+pub(super) fn this<'c>(c: &'c mut Ctx, pos: Position) -> Res<&'c mut Dynamic> {
+    if c.this_bound { Ok(c.slot(0)) } else { Err(EvalAltResult::ErrorUnboundThis(pos).into()) }
+}
+
+fn constant(v: Dynamic) -> Eval {
+    Box::new(move |_| Ok(v.clone()))
+}
+
+/// Rhai's error when data sizes pass the scripts' limits.
+fn over_limit((arrays, maps, strings): (usize, usize, usize), pos: Position) -> Res<()> {
+    use crate::script::MAX_DATA_SIZE;
+    let what = if strings > MAX_DATA_SIZE {
+        "Length of string"
+    } else if arrays > MAX_DATA_SIZE {
+        "Size of array/BLOB"
+    } else if maps > MAX_DATA_SIZE {
+        "Size of object map"
+    } else {
+        return Ok(());
+    };
+    Err(EvalAltResult::ErrorDataTooLarge(what.to_string(), pos).into())
+}
+
+/// A short name for a kind of expression, for fallback reasons.
+fn kind(e: &Expr) -> &'static str {
+    match e {
+        Expr::Property(..) => "a property outside a chain",
+        Expr::MethodCall(..) => "a method call outside a chain",
+        _ => "an unusual expression",
+    }
+}

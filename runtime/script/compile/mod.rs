@@ -1,0 +1,222 @@
+//! The scripts compiler: turns a ruleset's Rhai functions into Rust closures at load.
+//!
+//! Rhai walks its syntax tree at every call and, for every hook call, builds fresh caches and
+//! resolves each function by hashing its name and argument types. The compiler does that work
+//! once: variables become slots in a frame, calls to script functions become indices, tabula's
+//! natives are picked from the [`Natives`] table by argument types at the call (no hashing), and
+//! integer arithmetic and comparisons run inline. Everything else (Rhai's standard library, its
+//! built-in operators on other types, every error message) goes through Rhai itself, so the
+//! semantics are Rhai's.
+//!
+//! A function uses only what the compiler covers, or it is left to Rhai: `Fn` pointers,
+//! `call`, `eval`, `print`, `type_of`, catch variables, and functions that call such a function.
+//! A hook runs compiled only if its whole call tree is compiled; [`Program::fallbacks`] says
+//! which functions are not, and why (`tabula check` prints it). `tests/it/compiled.rs` runs
+//! every hook of every shipped ruleset both ways and compares the games.
+//!
+//! Files: `ctx.rs` holds what a compiled call runs with (frame, limits, calls into Rhai),
+//! `expr.rs` and `stmt.rs` compile expressions and statements, `ops.rs` the operators.
+
+mod chain;
+mod ctx;
+mod expr;
+mod ops;
+mod stmt;
+
+use std::collections::HashMap;
+
+use rhai::{AST, ASTNode, Dynamic, Engine, EvalAltResult, ImmutableString, Position, ScriptFuncDef, Shared};
+
+pub(crate) use ctx::Ctx;
+use ctx::Res;
+use expr::FnCompiler;
+use stmt::Flow;
+
+use super::natives::Natives;
+
+/// A compiled expression: evaluates to a value.
+type Eval = Box<dyn Fn(&mut Ctx) -> Res<Dynamic>>;
+/// A compiled statement: runs, and says how control goes on.
+type Exec = Box<dyn Fn(&mut Ctx) -> Res<Flow>>;
+
+/// Why a construct cannot be compiled (the function falls back to Rhai).
+type Unsupported = String;
+type C<T> = Result<T, Unsupported>;
+
+/// One compiled script function.
+struct Function {
+    name: ImmutableString,
+    /// Frame slots: `this`, the parameters, then every local.
+    slots: usize,
+    body: Exec,
+    /// Compiled functions this one calls (indices into `Program::functions`).
+    callees: Vec<usize>,
+}
+
+/// A script function left to Rhai, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fallback {
+    /// The function's name.
+    pub function: String,
+    /// Why it is not compiled, in a sentence.
+    pub reason: String,
+}
+
+/// A ruleset's compiled script functions.
+pub(crate) struct Program {
+    /// Every script function, by index; `None` for one left to Rhai.
+    functions: Vec<Option<Function>>,
+    /// Script functions by name and number of parameters.
+    index: HashMap<(ImmutableString, usize), usize>,
+    /// Whether each function and everything it calls is compiled.
+    runnable: Vec<bool>,
+    /// The functions left to Rhai, and why.
+    pub(crate) fallbacks: Vec<Fallback>,
+}
+
+impl Program {
+    /// Compiles every script function of the script files' syntax trees (`parts`, in order: a
+    /// later definition replaces an earlier one of the same name and arity) that the compiler
+    /// covers.
+    pub(crate) fn compile(parts: &[AST], natives: &Natives) -> Program {
+        let mut defs: Vec<(usize, Shared<ScriptFuncDef>)> = Vec::new();
+        let mut index = HashMap::new();
+        for (p, ast) in parts.iter().enumerate() {
+            for f in ast.iter_fn_def() {
+                let key = (f.name.clone(), f.params.len());
+                match index.get(&key) {
+                    Some(&i) => defs[i] = (p, f.clone()),
+                    None => {
+                        index.insert(key, defs.len());
+                        defs.push((p, f.clone()));
+                    }
+                }
+            }
+        }
+        let mut building: Vec<Building> = defs
+            .iter()
+            .map(|(_, f)| Building { fc: FnCompiler::new(&index, natives, &f.params), body: Vec::new(), failed: None })
+            .collect();
+        for (p, ast) in parts.iter().enumerate() {
+            feed_bodies(ast, p, &defs, &mut building);
+        }
+        let mut functions = Vec::with_capacity(defs.len());
+        let mut reasons: Vec<Option<String>> = Vec::with_capacity(defs.len());
+        for (b, (_, f)) in building.into_iter().zip(&defs) {
+            match b.failed {
+                None => {
+                    functions.push(Some(Function {
+                        name: f.name.clone(),
+                        slots: b.fc.max_slots(),
+                        callees: b.fc.callees(),
+                        body: stmt::sequence(b.body),
+                    }));
+                    reasons.push(None);
+                }
+                Some(why) => {
+                    functions.push(None);
+                    reasons.push(Some(why));
+                }
+            }
+        }
+        // A function runs compiled only if everything it calls does: compiled code never calls
+        // back into Rhai's interpreter for a script function.
+        let mut runnable: Vec<bool> = functions.iter().map(Option::is_some).collect();
+        loop {
+            let mut changed = false;
+            for i in 0..functions.len() {
+                if !runnable[i] {
+                    continue;
+                }
+                let callees = functions[i].as_ref().map(|f| f.callees.as_slice()).unwrap_or_default();
+                if let Some(&bad) = callees.iter().find(|&&c| !runnable[c]) {
+                    runnable[i] = false;
+                    reasons[i] = Some(format!("it calls `{}`, which runs on Rhai", defs[bad].1.name));
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut fallbacks: Vec<Fallback> = defs
+            .iter()
+            .zip(&reasons)
+            .filter_map(|((_, f), r)| r.as_ref().map(|r| Fallback { function: f.name.to_string(), reason: r.clone() }))
+            .collect();
+        fallbacks.sort_by(|a, b| a.function.cmp(&b.function));
+        Program { functions, index, runnable, fallbacks }
+    }
+
+    /// The compiled function for a hook of this name and arity, if it and all it calls are
+    /// compiled.
+    pub(crate) fn hook(&self, name: &str, arity: usize) -> Option<usize> {
+        let &i = self.index.get(&(ImmutableString::from(name), arity))?;
+        self.runnable[i].then_some(i)
+    }
+
+    /// Runs compiled function `f` as a hook, with its arguments, the way Rhai's `call_fn` would:
+    /// errors inside come out wrapped in the hook's name.
+    pub(crate) fn run_hook(&self, engine: &Engine, f: usize, args: Vec<Dynamic>) -> Res<Dynamic> {
+        let mut ctx = Ctx::new(self, engine);
+        let result = ctx.call_function(f, None, args, rhai::Position::NONE);
+        ctx.finish();
+        result
+    }
+}
+
+/// A script function being compiled: its compiler, the statements so far, or why it cannot be.
+struct Building<'a> {
+    fc: FnCompiler<'a>,
+    body: Vec<Exec>,
+    failed: Option<String>,
+}
+
+/// Compiles the bodies of the functions defined in script file `part`.
+///
+/// Rhai does not let a function's body be read directly, but walks every statement of the
+/// syntax tree in order: a top-level statement of a body is the one whose position lies in
+/// that function's braces (the innermost, for an anonymous function inside another). Positions
+/// are those of one file, so each file's tree is walked on its own.
+fn feed_bodies(ast: &AST, part: usize, defs: &[(usize, Shared<ScriptFuncDef>)], building: &mut [Building]) {
+    /// A place in a file: line, column.
+    type At = (usize, usize);
+    let at = |p: Position| -> At { (p.line().unwrap_or(0), p.position().unwrap_or(0)) };
+    let spans: Vec<(usize, At, At)> = defs
+        .iter()
+        .enumerate()
+        .filter(|(_, (p, _))| *p == part)
+        .map(|(i, (_, f))| (i, at(f.body.start_position()), at(f.body.end_position())))
+        .collect();
+    ast.walk(&mut |path: &[ASTNode]| {
+        if let [ASTNode::Stmt(s)] = path {
+            let pos = s.position();
+            if pos.is_none() {
+                for &(i, ..) in &spans {
+                    building[i].failed.get_or_insert_with(|| "a statement in its file has no position".into());
+                }
+                return true;
+            }
+            let here = at(pos);
+            let owner = spans
+                .iter()
+                .filter(|(_, a, b)| *a <= here && here <= *b)
+                .min_by_key(|(_, a, b)| (b.0 - a.0, b.1.abs_diff(a.1)));
+            if let Some(&(i, ..)) = owner {
+                let b = &mut building[i];
+                if b.failed.is_none() {
+                    match b.fc.stmt(s) {
+                        Ok(e) => b.body.push(e),
+                        Err(why) => b.failed = Some(why),
+                    }
+                }
+            }
+        }
+        true
+    });
+}
+
+/// The error Rhai gives for a value of the wrong type (`expected` as a Rust type name).
+fn mismatch(engine: &Engine, expected: &str, found: &str, pos: rhai::Position) -> Box<EvalAltResult> {
+    EvalAltResult::ErrorMismatchDataType(engine.map_type_name(expected).to_string(), found.to_string(), pos).into()
+}

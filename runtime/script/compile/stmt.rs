@@ -1,0 +1,425 @@
+//! Compiling statements: `let`, assignments, blocks, `if`, the loops, `switch`, `try`, `return`
+//! and `throw`.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use rhai::{ASTFlags, BinaryExpr, Dynamic, EvalAltResult, Expr, Position, RangeCase, Stmt};
+
+use super::ctx::{Ctx, Res};
+use super::expr::FnCompiler;
+use super::ops::{self, Op};
+use super::{C, Eval, Exec};
+
+/// How a statement ends.
+pub(crate) enum Flow {
+    /// Normally, with its value (a block's value is its last statement's).
+    Value(Dynamic),
+    /// `break` (with a loop expression's value).
+    Break(Dynamic),
+    Continue,
+    Return(Dynamic),
+}
+
+impl Flow {
+    /// A `break`, `continue` or `return` inside an expression block leaves it as Rhai's own
+    /// signal, caught by the loop or the function around it.
+    pub(super) fn escape(self) -> Box<EvalAltResult> {
+        match self {
+            Flow::Return(v) => EvalAltResult::Return(v, Position::NONE).into(),
+            Flow::Break(v) => EvalAltResult::LoopBreak(true, v, Position::NONE).into(),
+            Flow::Continue => EvalAltResult::LoopBreak(false, Dynamic::UNIT, Position::NONE).into(),
+            Flow::Value(_) => "internal: a value is not an escape".into(),
+        }
+    }
+}
+
+/// A loop body's error that is really a `break` or `continue` from inside an expression.
+fn loop_signal(err: Box<EvalAltResult>) -> Res<Flow> {
+    match *err {
+        EvalAltResult::LoopBreak(true, v, _) => Ok(Flow::Break(v)),
+        EvalAltResult::LoopBreak(false, ..) => Ok(Flow::Continue),
+        _ => Err(err),
+    }
+}
+
+/// Runs a loop body: `Some(flow)` when the loop must end with it.
+#[inline]
+fn round(c: &mut Ctx, body: &Exec, pos: Position) -> Res<Option<Flow>> {
+    c.op(pos)?;
+    let flow = match body(c) {
+        Ok(flow) => flow,
+        Err(err) => loop_signal(err)?,
+    };
+    Ok(match flow {
+        Flow::Value(_) | Flow::Continue => None,
+        Flow::Break(v) => Some(Flow::Value(v)),
+        Flow::Return(v) => Some(Flow::Return(v)),
+    })
+}
+
+fn unit() -> Exec {
+    Box::new(|_| Ok(Flow::Value(Dynamic::UNIT)))
+}
+
+/// A condition's value, which must be a boolean.
+fn condition(c: &mut Ctx, cond: &Eval, pos: Position) -> Res<bool> {
+    let v = cond(c)?;
+    v.as_bool().map_err(|t| super::mismatch(c.engine, "bool", t, pos))
+}
+
+impl FnCompiler<'_> {
+    /// A block: its statements in a scope of their own; its value is the last one's.
+    pub(super) fn block(&mut self, stmts: &[Stmt]) -> C<Exec> {
+        let mark = self.mark();
+        let list = stmts.iter().map(|s| self.stmt(s)).collect::<C<Vec<_>>>();
+        self.leave(mark);
+        Ok(sequence(list?))
+    }
+
+    /// Compiles a statement.
+    pub(super) fn stmt(&mut self, s: &Stmt) -> C<Exec> {
+        Ok(match s {
+            Stmt::Noop(_) => unit(),
+            Stmt::Expr(e) => {
+                let pos = e.position();
+                let e = self.expr(e)?;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    Ok(Flow::Value(e(c)?.flatten()))
+                })
+            }
+            Stmt::FnCall(f, pos) => {
+                let pos = *pos;
+                let call = self.expr(&Expr::FnCall(f.clone(), pos))?;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    Ok(Flow::Value(call(c)?))
+                })
+            }
+            Stmt::Var(x, flags, pos) => {
+                if flags.contains(ASTFlags::CONSTANT) || flags.contains(ASTFlags::EXPORTED) {
+                    return Err("it declares a constant".into());
+                }
+                let (ident, init, _) = &**x;
+                let init = self.expr(init)?;
+                let slot = self.declare(&ident.name);
+                let pos = *pos;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    let v = init(c)?.flatten();
+                    *c.slot(slot) = v;
+                    Ok(Flow::Value(Dynamic::UNIT))
+                })
+            }
+            Stmt::Assignment(x) => self.assignment(&x.0, &x.1)?,
+            Stmt::Block(b) => self.block(b.statements())?,
+            Stmt::If(x, pos) => {
+                let (cond, cond_pos) = (self.expr(&x.expr)?, x.expr.position());
+                let body = self.block(x.body.statements())?;
+                let branch = self.block(x.branch.statements())?;
+                let pos = *pos;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    if condition(c, &cond, cond_pos)? { body(c) } else { branch(c) }
+                })
+            }
+            Stmt::While(x, pos) => {
+                let forever = matches!(x.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..));
+                let (cond, cond_pos) = (self.expr(&x.expr)?, x.expr.position());
+                let body = self.block(x.body.statements())?;
+                let pos = *pos;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    loop {
+                        if !forever && !condition(c, &cond, cond_pos)? {
+                            return Ok(Flow::Value(Dynamic::UNIT));
+                        }
+                        if let Some(end) = round(c, &body, pos)? {
+                            return Ok(end);
+                        }
+                    }
+                })
+            }
+            Stmt::Do(x, flags, pos) => {
+                let is_while = !flags.contains(ASTFlags::NEGATED);
+                let (cond, cond_pos) = (self.expr(&x.expr)?, x.expr.position());
+                let body = self.block(x.body.statements())?;
+                let pos = *pos;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    loop {
+                        if let Some(end) = round(c, &body, pos)? {
+                            return Ok(end);
+                        }
+                        if condition(c, &cond, cond_pos)? ^ is_while {
+                            return Ok(Flow::Value(Dynamic::UNIT));
+                        }
+                    }
+                })
+            }
+            Stmt::For(x, pos) => self.for_loop(x, *pos)?,
+            Stmt::BreakLoop(value, flags, pos) => {
+                let is_break = flags.contains(ASTFlags::BREAK);
+                let value = value.as_ref().map(|v| self.expr(v)).transpose()?;
+                let pos = *pos;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    let v = match &value {
+                        Some(v) => v(c)?,
+                        None => Dynamic::UNIT,
+                    };
+                    Ok(if is_break { Flow::Break(v) } else { Flow::Continue })
+                })
+            }
+            Stmt::Return(value, flags, pos) => {
+                let is_throw = flags.contains(ASTFlags::BREAK);
+                let value = value.as_ref().map(|v| self.expr(v)).transpose()?;
+                let pos = *pos;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    let v = match &value {
+                        Some(v) => v(c)?.flatten(),
+                        None => Dynamic::UNIT,
+                    };
+                    if is_throw { Err(EvalAltResult::ErrorRuntime(v, pos).into()) } else { Ok(Flow::Return(v)) }
+                })
+            }
+            Stmt::Switch(x, pos) => self.switch(&x.0, &x.1, *pos)?,
+            Stmt::TryCatch(x, pos) => {
+                if !x.expr.is_unit() {
+                    return Err("it names the error in `catch`".into());
+                }
+                let body = self.block(x.body.statements())?;
+                let branch = self.block(x.branch.statements())?;
+                let pos = *pos;
+                Box::new(move |c| {
+                    c.op(pos)?;
+                    match body(c) {
+                        Ok(flow) => Ok(flow),
+                        Err(err) if err.is_pseudo_error() || !err.is_catchable() => Err(err),
+                        Err(mut err) => match branch(c) {
+                            Ok(Flow::Value(_)) => Ok(Flow::Value(Dynamic::UNIT)),
+                            Ok(flow) => Ok(flow),
+                            Err(again) => match *again {
+                                // `throw;` in `catch` throws the error again.
+                                EvalAltResult::ErrorRuntime(v, at) if v.is_unit() => {
+                                    err.set_position(at);
+                                    Err(err)
+                                }
+                                other => Err(other.into()),
+                            },
+                        },
+                    }
+                })
+            }
+            _ => return Err("it uses a statement the compiler does not cover".into()),
+        })
+    }
+
+    /// `x = v`, `x op= v`, `this op= v` and assignments into chains.
+    fn assignment(&mut self, op_info: &rhai::OpAssignment, x: &BinaryExpr) -> C<Exec> {
+        let op = op_info
+            .get_op_assignment_info()
+            .map(|(_, _, _, op_assign, _, op)| (Op::from_syntax(op_assign), op_assign, op));
+        let pos = op_info.position();
+        let rhs = self.expr(&x.rhs)?;
+        let (slot, this_pos) = match &x.lhs {
+            Expr::Variable(v, _, _) => (self.lookup(&v.1)?, None),
+            Expr::ThisPtr(p) => (0, Some(*p)),
+            Expr::Dot(..) | Expr::Index(..) => return self.chain_assign(&x.lhs, op, rhs, pos),
+            _ => return Err("it assigns to an expression the compiler does not cover".into()),
+        };
+        let lhs_pos = x.lhs.position();
+        Ok(Box::new(move |c| {
+            c.op(pos)?;
+            let value = rhs(c)?.flatten();
+            if let Some(p) = this_pos {
+                super::expr::this(c, p)?;
+            }
+            c.op(lhs_pos)?;
+            match op {
+                None => *c.slot(slot) = value,
+                Some((op, op_assign, op_name)) => {
+                    let mut target = std::mem::take(c.slot(slot));
+                    let result = ops::assign(c, op, (op_assign, op_name), &mut target, value, pos, lhs_pos);
+                    *c.slot(slot) = target;
+                    result?;
+                }
+            }
+            Ok(Flow::Value(Dynamic::UNIT))
+        }))
+    }
+
+    /// `for x in list`, `for (x, i) in list`, over arrays, integer ranges and strings.
+    fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl), pos: Position) -> C<Exec> {
+        let (var, counter, flow) = x;
+        let iterable = self.expr(&flow.expr)?;
+        let iter_pos = flow.expr.start_position();
+        let mark = self.mark();
+        let counter = counter.as_ref().map(|c| self.declare(&c.name));
+        let var = self.declare(&var.name);
+        let body = self.block(flow.body.statements());
+        self.leave(mark);
+        let body = body?;
+        Ok(Box::new(move |c| {
+            c.op(pos)?;
+            let obj = iterable(c)?.flatten();
+            let mut index: i64 = -1;
+            let mut each = |c: &mut Ctx, value: Dynamic| -> Res<Option<Flow>> {
+                index += 1;
+                if let Some(slot) = counter {
+                    *c.slot(slot) = Dynamic::from_int(index);
+                }
+                *c.slot(var) = value;
+                round(c, &body, pos)
+            };
+            let end = if obj.is_array() {
+                let array = obj.into_array().unwrap_or_default();
+                let mut end = None;
+                for v in array {
+                    end = each(c, v.flatten())?;
+                    if end.is_some() {
+                        break;
+                    }
+                }
+                end
+            } else if let Some(r) = obj.read_lock::<std::ops::Range<i64>>().map(|r| r.clone()) {
+                let mut end = None;
+                for n in r {
+                    end = each(c, Dynamic::from_int(n))?;
+                    if end.is_some() {
+                        break;
+                    }
+                }
+                end
+            } else if let Some(r) = obj.read_lock::<std::ops::RangeInclusive<i64>>().map(|r| r.clone()) {
+                let mut end = None;
+                for n in r {
+                    end = each(c, Dynamic::from_int(n))?;
+                    if end.is_some() {
+                        break;
+                    }
+                }
+                end
+            } else if let Ok(s) = obj.as_immutable_string_ref() {
+                let chars: Vec<char> = s.chars().collect();
+                drop(s);
+                let mut end = None;
+                for ch in chars {
+                    end = each(c, Dynamic::from_char(ch))?;
+                    if end.is_some() {
+                        break;
+                    }
+                }
+                end
+            } else {
+                return Err(EvalAltResult::ErrorFor(iter_pos).into());
+            };
+            Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)))
+        }))
+    }
+
+    /// `switch`: Rhai keeps only the hashes of the case values, so the value is hashed the way
+    /// Rhai hashes it (see `switch_hash`).
+    fn switch(&mut self, value: &Expr, cases: &rhai::SwitchCasesCollection, pos: Position) -> C<Exec> {
+        let scrutinee = self.expr(value)?;
+        let mut arms = Vec::with_capacity(cases.expressions.len());
+        for e in &cases.expressions {
+            let cond = match &e.lhs {
+                Expr::BoolConstant(b, _) => CaseCondition::Always(*b),
+                other => CaseCondition::Test(self.expr(other)?, other.position()),
+            };
+            arms.push((cond, self.expr(&e.rhs)?));
+        }
+        let by_hash: std::collections::HashMap<u64, Vec<usize>> =
+            cases.cases.iter().map(|(h, list)| (*h, list.blocks.to_vec())).collect();
+        let ranges: Vec<RangeCase> = cases.ranges.to_vec();
+        let default = cases.def_case;
+        Ok(Box::new(move |c| {
+            c.op(pos)?;
+            let v = scrutinee(c)?;
+            let mut chosen = None;
+            if hashable(&v) {
+                if let Some(list) = by_hash.get(&switch_hash(&v)) {
+                    for &i in list {
+                        if arms[i].0.holds(c)? {
+                            chosen = Some(i);
+                            break;
+                        }
+                    }
+                }
+                if chosen.is_none() {
+                    let v = v.flatten_clone();
+                    for r in ranges.iter().filter(|r| r.contains(&v)) {
+                        if arms[r.index()].0.holds(c)? {
+                            chosen = Some(r.index());
+                            break;
+                        }
+                    }
+                }
+            }
+            match chosen.or(default) {
+                Some(i) => Ok(Flow::Value((arms[i].1)(c)?)),
+                None => Ok(Flow::Value(Dynamic::UNIT)),
+            }
+        }))
+    }
+}
+
+/// A `switch` case's condition.
+enum CaseCondition {
+    Always(bool),
+    Test(Eval, Position),
+}
+
+impl CaseCondition {
+    fn holds(&self, c: &mut Ctx) -> Res<bool> {
+        match self {
+            CaseCondition::Always(b) => Ok(*b),
+            CaseCondition::Test(e, pos) => condition(c, e, *pos),
+        }
+    }
+}
+
+/// Runs statements in order; the value is the last one's.
+pub(super) fn sequence(mut list: Vec<Exec>) -> Exec {
+    match list.len() {
+        0 => unit(),
+        1 => list.pop().unwrap_or_else(unit),
+        _ => Box::new(move |c| {
+            let mut last = Dynamic::UNIT;
+            for s in &list {
+                match s(c)? {
+                    Flow::Value(v) => last = v,
+                    other => return Ok(other),
+                }
+            }
+            Ok(Flow::Value(last))
+        }),
+    }
+}
+
+/// Whether Rhai hashes this value to pick a `switch` case (otherwise only the default applies).
+fn hashable(v: &Dynamic) -> bool {
+    if v.is_unit() || v.is_bool() || v.is_string() || v.is_char() || v.is_int() {
+        return true;
+    }
+    if let Some(a) = v.read_lock::<rhai::Array>() {
+        return a.iter().all(hashable);
+    }
+    if let Some(m) = v.read_lock::<rhai::Map>() {
+        return m.values().all(hashable);
+    }
+    false
+}
+
+/// The hash Rhai gives a `switch` value (its `calc_switch_value_hash`): the value's `Hash` fed
+/// to the same `ahash` hasher with the same seed.
+pub(super) fn switch_hash(v: &Dynamic) -> u64 {
+    let mut hasher = match rhai::config::hashing::get_hashing_seed() {
+        Some([a, b, c, d]) if (a | b | c | d) != 0 => ahash::RandomState::with_seeds(*a, *b, *c, *d).build_hasher(),
+        _ => ahash::AHasher::default(),
+    };
+    v.hash(&mut hasher);
+    hasher.finish()
+}

@@ -1,0 +1,177 @@
+//! The scripts compiler against Rhai's interpreter: every shipped ruleset, example and fixture
+//! plays the same games both ways, the probe fixture's snippets of Rhai give the values Rhai's
+//! semantics give, and errors read the same.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use tabula::sim::{SimOptions, simulate};
+use tabula::{Game, LoadOptions, Rules};
+
+use crate::common::{notes_of, tabula};
+
+fn load(path: &str, variants: &[&str], overrides: &[(&str, &str)], interpret: bool) -> Rules {
+    let options = LoadOptions {
+        variants: variants.iter().map(|v| v.to_string()).collect(),
+        overrides: overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
+    let mut rules = tabula::load(path, &options).unwrap_or_else(|e| panic!("{path}: {e}"));
+    if interpret {
+        rules.interpret_scripts();
+    }
+    rules
+}
+
+/// Plays `games` games and returns every log's text (or the error), in order.
+fn play(rules: Rules, games: u64, agent: Option<&str>, dir: &Path) -> Vec<String> {
+    let _ = std::fs::remove_dir_all(dir);
+    let options = SimOptions {
+        games,
+        seed: 11,
+        agent: agent.map(str::to_string),
+        log_dir: Some(dir.to_path_buf()),
+        ..SimOptions::default()
+    };
+    let rules = Rc::new(rules);
+    if let Err(e) = simulate(rules.clone(), &options, &mut |_| {}) {
+        return vec![tabula::diag::render(&e, &rules.sources)];
+    }
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).expect("log folder").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    files.iter().map(|f| std::fs::read_to_string(f).expect("log")).collect()
+}
+
+/// Plays the same games compiled and interpreted and asserts the logs are identical.
+fn same_games(path: &str, variants: &[&str], games: u64, agent: Option<&str>) {
+    let tag = format!("{}-{}-{}", path.replace('/', "_"), variants.join("_"), agent.unwrap_or("default"));
+    let base = std::env::temp_dir().join(format!("tabula-compiled-{}-{tag}", std::process::id()));
+    let compiled = play(load(path, variants, &[], false), games, agent, &base.join("compiled"));
+    let interpreted = play(load(path, variants, &[], true), games, agent, &base.join("interpreted"));
+    let _ = std::fs::remove_dir_all(&base);
+    assert_eq!(compiled.len(), interpreted.len(), "{tag}: number of logs");
+    for (i, (c, r)) in compiled.iter().zip(&interpreted).enumerate() {
+        assert!(c == r, "{tag}: game {i} differs\n--- compiled\n{c}\n--- interpreted\n{r}");
+    }
+    assert!(!compiled.is_empty(), "{tag}: no game was played");
+}
+
+#[test]
+fn east_berlin_plays_the_same_games_compiled_and_interpreted() {
+    same_games("rulesets/east-berlin", &[], 200, Some("random"));
+}
+
+#[test]
+fn temple_plays_the_same_games_compiled_and_interpreted() {
+    same_games("rulesets/temple", &[], 12, Some("random"));
+    same_games("rulesets/temple", &[], 4, None);
+    same_games("rulesets/temple", &["experts"], 4, None);
+    same_games("rulesets/temple", &["experts", "professionals"], 4, None);
+}
+
+#[test]
+fn blackgate_plays_the_same_games_compiled_and_interpreted() {
+    same_games("rulesets/blackgate", &[], 3, Some("random"));
+    same_games("rulesets/blackgate", &[], 2, None);
+    same_games("rulesets/blackgate", &["team"], 2, None);
+}
+
+#[test]
+fn colditz_plays_the_same_games_compiled_and_interpreted() {
+    same_games("rulesets/colditz", &[], 2, Some("random"));
+    same_games("rulesets/colditz", &[], 1, None);
+}
+
+#[test]
+fn escape_plan_plays_the_same_games_compiled_and_interpreted() {
+    same_games("rulesets/escape-plan", &[], 3, Some("random"));
+    same_games("rulesets/escape-plan", &[], 2, None);
+}
+
+#[test]
+fn examples_and_fixtures_play_the_same_games_compiled_and_interpreted() {
+    same_games("examples/rulesets/dice-race", &[], 20, None);
+    for fixture in ["automaton", "features", "graph", "grid", "helpers", "realtime", "regions", "secrets", "compiled"] {
+        same_games(&format!("tests/fixtures/{fixture}"), &[], 5, Some("random"));
+    }
+}
+
+/// The probe's notes, compiled or interpreted.
+fn probe_notes(interpret: bool) -> Vec<String> {
+    let rules = Rc::new(load("tests/fixtures/compiled", &[], &[], interpret));
+    let game = Game::recorded(rules, 1, 1).unwrap_or_else(|e| panic!("{e}"));
+    notes_of(&game)
+}
+
+#[test]
+fn the_probe_gives_what_rhai_gives() {
+    let compiled = probe_notes(false);
+    assert_eq!(compiled, probe_notes(true));
+    // What Rhai's documented semantics give: integer division truncates, `%` keeps the sign of
+    // the dividend, values of different types are not equal, `push(list, x)` with a variable
+    // changes it as `list.push(x)` does, script functions get copies of their arguments, a
+    // negative index counts from the end, a method-style call binds `this` by reference.
+    let expected = [
+        "arith -3 -1 8 1024 2 7 5 7 false",
+        "compare true false true true false true true",
+        "assign 4 3 9 4",
+        "logic true false 2",
+        "strings abcde 5 bc x1 1x",
+        "interpolated [1, \"two\", ()] #{\"k\": 1} c",
+        "chars x-y-z-",
+        "arrays [10, 22, 3, 4, 5, 60] 7 5 6 6 true false",
+        "nested [[1, 2, 9], [30]] 9",
+        "maps 11 2 3  7 [5, 2] true false",
+        "keys 4",
+        "loops [\"0a\", \"2c\", 0, 1, 2, 10, 20, 2] 3 6 5 1 144 early late",
+        "switch [\"zero\", \"small\", \"some\", \"other\", \"other\", \"ex\", \"why\", \"other\"] 1",
+        "methods 5 5 1 0",
+        "errors [\"overflow\", \"bounds\", \"thrown\", \"native\"]",
+        "pointer 13",
+    ];
+    assert_eq!(compiled, expected);
+}
+
+#[test]
+fn only_what_the_compiler_does_not_cover_runs_on_rhai() {
+    let rules = load("tests/fixtures/compiled", &[], &[], false);
+    let fallbacks: Vec<(&str, &str)> =
+        rules.script_fallbacks().iter().map(|f| (f.function.as_str(), f.reason.as_str())).collect();
+    assert_eq!(
+        fallbacks,
+        [
+            ("by_pointer", "it calls `call`, which the compiler leaves to Rhai"),
+            ("left_to_rhai", "it calls `by_pointer`, which runs on Rhai"),
+        ]
+    );
+    assert_eq!(rules.script_functions_compiled(), (18, 20));
+    let (ok, out, _) = tabula(&["check", "tests/fixtures/compiled"], "");
+    assert!(ok);
+    assert!(out.contains("scripts: 18 of 20 functions compiled"), "{out}");
+    assert!(out.contains("`by_pointer` runs on Rhai: it calls `call`"), "{out}");
+}
+
+#[test]
+fn errors_read_the_same_compiled_and_interpreted() {
+    for fail in 1..=6 {
+        let fail = fail.to_string();
+        let error = |interpret: bool| {
+            let rules = Rc::new(load("tests/fixtures/compiled", &[], &[("fail", &fail)], interpret));
+            match Game::new(rules.clone(), 1, 1) {
+                Ok(_) => panic!("fail = {fail}: the probe did not fail"),
+                Err(e) => tabula::diag::render(&e, &rules.sources),
+            }
+        };
+        let compiled = error(false);
+        assert_eq!(compiled, error(true), "fail = {fail}");
+        let expected = match fail.as_str() {
+            "1" => "Addition overflow",
+            "2" => "out of bounds",
+            "3" => "deep",
+            "4" => "more than 2000000 operations",
+            "5" => "more than 64 deep",
+            _ => "too large",
+        };
+        assert!(compiled.contains(expected), "fail = {fail}: {compiled}");
+    }
+}

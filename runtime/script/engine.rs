@@ -108,8 +108,10 @@ impl Scripts {
         if !diags.is_empty() {
             return Err(Error::Ruleset(diags, Box::new(defs.sources.clone())));
         }
-        let program = (std::env::var_os("TABULA_INTERPRET").is_none_or(|v| v.is_empty() || v == "0"))
-            .then(|| Program::compile(&parts, &natives));
+        let program = (std::env::var_os("TABULA_INTERPRET").is_none_or(|v| v.is_empty() || v == "0")).then(|| {
+            let hooks: Vec<(&str, usize)> = defs.hooks.iter().map(|h| (h.name.as_str(), h.arity)).collect();
+            Program::compile(&parts, &natives, &hooks)
+        });
         Ok(Scripts {
             program,
             engine,

@@ -113,9 +113,7 @@ impl Scripts {
         self.work.set(0);
         let api = GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
         if let Some(f) = self.compiled(hook) {
-            let mut args = vec![Dynamic::from(api)];
-            args.extend(extra);
-            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, args));
+            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, Dynamic::from(api), extra));
             return result.unwrap_or(Ok(Dynamic::UNIT)).map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
         }
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
@@ -152,9 +150,8 @@ impl Scripts {
         self.cell.borrow_mut().copy_for_scratch(state);
         let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
         if let Some(f) = self.compiled(hook) {
-            let mut args = vec![Dynamic::from(view)];
-            args.extend(options.map(Dynamic::from_array));
-            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, args));
+            let extra = options.map(Dynamic::from_array);
+            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, Dynamic::from(view), extra));
             return result.unwrap_or(Ok(Dynamic::UNIT)).map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
         }
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
@@ -223,8 +220,7 @@ impl Scripts {
 
     /// The compiled function running `hook`, if it and everything it calls are compiled.
     fn compiled(&self, hook: HookId) -> Option<usize> {
-        let h = &self.defs.hooks[hook as usize];
-        self.program.as_ref()?.hook(&h.name, h.arity)
+        *self.program.as_ref()?.hooks.get(hook as usize)?
     }
 
     /// Runs every hook on Rhai's interpreter from now on (the reference the compiler is

@@ -64,21 +64,22 @@ impl<'a> Ctx<'a> {
         &mut self.stack[at]
     }
 
-    /// Calls compiled script function `f` with `this` (for a method call) and `args`, as Rhai's
-    /// `call_script_fn` does: the call counts an operation and a level, and an error inside is
-    /// wrapped in the function's name (limits pass through with the call's position).
+    /// Calls compiled hook function `f` with the game's (or a view's) handle and the hook's
+    /// other argument, if any, as Rhai's `call_script_fn` does: the call counts an operation
+    /// and a level, and an error inside is wrapped in the function's name (limits pass through
+    /// with the call's position).
     pub(super) fn call_function(
         &mut self,
         f: usize,
-        this: Option<Dynamic>,
-        args: Vec<Dynamic>,
+        handle: Dynamic,
+        extra: Option<Dynamic>,
         pos: Position,
     ) -> Res<Dynamic> {
         let new_base = self.stack.len();
-        let bound = this.is_some();
-        self.stack.push(this.unwrap_or(Dynamic::UNIT));
-        self.stack.extend(args);
-        self.enter(f, new_base, bound, pos).0
+        self.stack.push(Dynamic::UNIT);
+        self.stack.push(handle);
+        self.stack.extend(extra);
+        self.enter(f, new_base, false, pos).0
     }
 
     /// Runs function `f` whose frame starts at `new_base`, with `this` and the arguments pushed

@@ -248,15 +248,19 @@ impl<'a> FnCompiler<'a> {
         }
         // A native: the first argument, if it is a variable, goes by reference (Rhai makes
         // `push(list, x)` a method call on `list`).
-        let first_slot = match f.args.first() {
-            Some(Expr::Variable(x, _, _)) => Some(self.lookup(&x.1)?),
-            Some(Expr::ThisPtr(_)) => return Err(format!("it passes `this` to `{name}`")),
-            _ => None,
+        let (first_slot, this_pos) = match f.args.first() {
+            Some(Expr::Variable(x, _, _)) => (Some(self.lookup(&x.1)?), None),
+            Some(Expr::ThisPtr(p)) => (Some(0), Some(*p)),
+            _ => (None, None),
         };
         let skip = usize::from(first_slot.is_some());
         let args = f.args.iter().skip(skip).map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
         let site = NativeSite { name: name.clone(), candidates: self.candidates(&name, f.args.len()), pos };
         Ok(Box::new(move |c| {
+            // `f(this, ...)` outside a method call fails on `this` before the other arguments.
+            if let Some(p) = this_pos {
+                this(c, p)?;
+            }
             let mark = c.stack.len();
             for a in &args {
                 match a(c) {

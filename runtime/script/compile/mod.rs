@@ -66,10 +66,9 @@ pub struct Fallback {
 pub(crate) struct Program {
     /// Every script function, by index; `None` for one left to Rhai.
     functions: Vec<Option<Function>>,
-    /// Script functions by name and number of parameters.
-    index: HashMap<(ImmutableString, usize), usize>,
-    /// Whether each function and everything it calls is compiled.
-    runnable: Vec<bool>,
+    /// For each hook (by `HookId`), the compiled function running it, if it and everything it
+    /// calls are compiled.
+    pub(crate) hooks: Vec<Option<usize>>,
     /// The functions left to Rhai, and why.
     pub(crate) fallbacks: Vec<Fallback>,
 }
@@ -78,7 +77,7 @@ impl Program {
     /// Compiles every script function of the script files' syntax trees (`parts`, in order: a
     /// later definition replaces an earlier one of the same name and arity) that the compiler
     /// covers.
-    pub(crate) fn compile(parts: &[AST], natives: &Natives) -> Program {
+    pub(crate) fn compile(parts: &[AST], natives: &Natives, hooks: &[(&str, usize)]) -> Program {
         let mut defs: Vec<(usize, Shared<ScriptFuncDef>)> = Vec::new();
         let mut index = HashMap::new();
         for (p, ast) in parts.iter().enumerate() {
@@ -145,21 +144,18 @@ impl Program {
             .filter_map(|((_, f), r)| r.as_ref().map(|r| Fallback { function: f.name.to_string(), reason: r.clone() }))
             .collect();
         fallbacks.sort_by(|a, b| a.function.cmp(&b.function));
-        Program { functions, index, runnable, fallbacks }
-    }
-
-    /// The compiled function for a hook of this name and arity, if it and all it calls are
-    /// compiled.
-    pub(crate) fn hook(&self, name: &str, arity: usize) -> Option<usize> {
-        let &i = self.index.get(&(ImmutableString::from(name), arity))?;
-        self.runnable[i].then_some(i)
+        let hooks = hooks
+            .iter()
+            .map(|&(name, arity)| index.get(&(ImmutableString::from(name), arity)).copied().filter(|&i| runnable[i]))
+            .collect();
+        Program { functions, hooks, fallbacks }
     }
 
     /// Runs compiled function `f` as a hook, with its arguments, the way Rhai's `call_fn` would:
     /// errors inside come out wrapped in the hook's name.
-    pub(crate) fn run_hook(&self, engine: &Engine, f: usize, args: Vec<Dynamic>) -> Res<Dynamic> {
+    pub(crate) fn run_hook(&self, engine: &Engine, f: usize, handle: Dynamic, extra: Option<Dynamic>) -> Res<Dynamic> {
         let mut ctx = Ctx::new(self, engine);
-        let result = ctx.call_function(f, None, args, rhai::Position::NONE);
+        let result = ctx.call_function(f, handle, extra, rhai::Position::NONE);
         ctx.finish();
         result
     }

@@ -25,7 +25,7 @@ mod stmt;
 
 use std::collections::HashMap;
 
-use rhai::{AST, ASTNode, Dynamic, Engine, EvalAltResult, ImmutableString, Position, ScriptFuncDef, Shared};
+use rhai::{AST, ASTNode, Dynamic, Engine, EvalAltResult, ImmutableString, ScriptFuncDef, Shared};
 
 pub(crate) use ctx::Ctx;
 use ctx::Res;
@@ -168,48 +168,34 @@ struct Building<'a> {
     failed: Option<String>,
 }
 
-/// Compiles the bodies of the functions defined in script file `part`.
+/// Compiles the body of each function whose winning definition is in script file `part`.
 ///
-/// Rhai does not let a function's body be read directly, but walks every statement of the
-/// syntax tree in order: a top-level statement of a body is the one whose position lies in
-/// that function's braces (the innermost, for an anonymous function inside another). Positions
-/// are those of one file, so each file's tree is walked on its own.
+/// Rhai does not let a function's body be read directly, but it walks every statement of a
+/// syntax tree in order: each function is cloned alone into a tree of its own (cheap: bodies
+/// are shared), whose top-level statements are then exactly the function's.
 fn feed_bodies(ast: &AST, part: usize, defs: &[(usize, Shared<ScriptFuncDef>)], building: &mut [Building]) {
-    /// A place in a file: line, column.
-    type At = (usize, usize);
-    let at = |p: Position| -> At { (p.line().unwrap_or(0), p.position().unwrap_or(0)) };
-    let spans: Vec<(usize, At, At)> = defs
-        .iter()
-        .enumerate()
-        .filter(|(_, (p, _))| *p == part)
-        .map(|(i, (_, f))| (i, at(f.body.start_position()), at(f.body.end_position())))
-        .collect();
-    ast.walk(&mut |path: &[ASTNode]| {
-        if let [ASTNode::Stmt(s)] = path {
-            let pos = s.position();
-            if pos.is_none() {
-                for &(i, ..) in &spans {
-                    building[i].failed.get_or_insert_with(|| "a statement in its file has no position".into());
-                }
-                return true;
-            }
-            let here = at(pos);
-            let owner = spans
-                .iter()
-                .filter(|(_, a, b)| *a <= here && here <= *b)
-                .min_by_key(|(_, a, b)| (b.0 - a.0, b.1.abs_diff(a.1)));
-            if let Some(&(i, ..)) = owner {
-                let b = &mut building[i];
-                if b.failed.is_none() {
-                    match b.fc.stmt(s) {
-                        Ok(e) => b.body.push(e),
-                        Err(why) => b.failed = Some(why),
-                    }
-                }
-            }
+    for (i, (p, f)) in defs.iter().enumerate() {
+        if *p != part {
+            continue;
         }
-        true
-    });
+        let (name, arity) = (f.name.as_str(), f.params.len());
+        // (`clone_functions_only_filtered` would be the call, but Rhai 1.27 ignores its filter
+        // when the new tree is empty.)
+        let mut alone = ast.clone_functions_only();
+        alone.retain_functions(|_, _, n, a| n == name && a == arity);
+        let b = &mut building[i];
+        alone.walk(&mut |path: &[ASTNode]| {
+            if let [ASTNode::Stmt(s)] = path
+                && b.failed.is_none()
+            {
+                match b.fc.stmt(s) {
+                    Ok(e) => b.body.push(e),
+                    Err(why) => b.failed = Some(why),
+                }
+            }
+            true
+        });
+    }
 }
 
 /// The error Rhai gives for a value of the wrong type (`expected` as a Rust type name).

@@ -78,30 +78,28 @@ impl Program {
     /// later definition replaces an earlier one of the same name and arity) that the compiler
     /// covers.
     pub(crate) fn compile(parts: &[AST], natives: &Natives, hooks: &[(&str, usize)]) -> Program {
-        let mut defs: Vec<(usize, Shared<ScriptFuncDef>)> = Vec::new();
+        let mut defs: Vec<Shared<ScriptFuncDef>> = Vec::new();
         let mut index = HashMap::new();
-        for (p, ast) in parts.iter().enumerate() {
+        for ast in parts {
             for f in ast.iter_fn_def() {
                 let key = (f.name.clone(), f.params.len());
                 match index.get(&key) {
-                    Some(&i) => defs[i] = (p, f.clone()),
+                    Some(&i) => defs[i] = f.clone(),
                     None => {
                         index.insert(key, defs.len());
-                        defs.push((p, f.clone()));
+                        defs.push(f.clone());
                     }
                 }
             }
         }
         let mut building: Vec<Building> = defs
             .iter()
-            .map(|(_, f)| Building { fc: FnCompiler::new(&index, natives, &f.params), body: Vec::new(), failed: None })
+            .map(|f| Building { fc: FnCompiler::new(&index, natives, &f.params), body: Vec::new(), failed: None })
             .collect();
-        for (p, ast) in parts.iter().enumerate() {
-            feed_bodies(ast, p, &defs, &mut building);
-        }
+        feed_bodies(&defs, &mut building);
         let mut functions = Vec::with_capacity(defs.len());
         let mut reasons: Vec<Option<String>> = Vec::with_capacity(defs.len());
-        for (b, (_, f)) in building.into_iter().zip(&defs) {
+        for (b, f) in building.into_iter().zip(&defs) {
             match b.failed {
                 None => {
                     functions.push(Some(Function {
@@ -130,7 +128,7 @@ impl Program {
                 let callees = functions[i].as_ref().map(|f| f.callees.as_slice()).unwrap_or_default();
                 if let Some(&bad) = callees.iter().find(|&&c| !runnable[c]) {
                     runnable[i] = false;
-                    reasons[i] = Some(format!("it calls `{}`, which runs on Rhai", defs[bad].1.name));
+                    reasons[i] = Some(format!("it calls `{}`, which runs on Rhai", defs[bad].name));
                     changed = true;
                 }
             }
@@ -141,7 +139,7 @@ impl Program {
         let mut fallbacks: Vec<Fallback> = defs
             .iter()
             .zip(&reasons)
-            .filter_map(|((_, f), r)| r.as_ref().map(|r| Fallback { function: f.name.to_string(), reason: r.clone() }))
+            .filter_map(|(f, r)| r.as_ref().map(|r| Fallback { function: f.name.to_string(), reason: r.clone() }))
             .collect();
         fallbacks.sort_by(|a, b| a.function.cmp(&b.function));
         let hooks = hooks
@@ -168,21 +166,16 @@ struct Building<'a> {
     failed: Option<String>,
 }
 
-/// Compiles the body of each function whose winning definition is in script file `part`.
+/// Compiles the body of each function.
 ///
 /// Rhai does not let a function's body be read directly, but it walks every statement of a
-/// syntax tree in order: each function is cloned alone into a tree of its own (cheap: bodies
-/// are shared), whose top-level statements are then exactly the function's.
-fn feed_bodies(ast: &AST, part: usize, defs: &[(usize, Shared<ScriptFuncDef>)], building: &mut [Building]) {
-    for (i, (p, f)) in defs.iter().enumerate() {
-        if *p != part {
-            continue;
-        }
-        let (name, arity) = (f.name.as_str(), f.params.len());
-        // (`clone_functions_only_filtered` would be the call, but Rhai 1.27 ignores its filter
-        // when the new tree is empty.)
-        let mut alone = ast.clone_functions_only();
-        alone.retain_functions(|_, _, n, a| n == name && a == arity);
+/// syntax tree in order: each function is put alone in a tree of its own (cheap: the body is
+/// shared), whose top-level statements are then exactly the function's.
+fn feed_bodies(defs: &[Shared<ScriptFuncDef>], building: &mut [Building]) {
+    for (i, f) in defs.iter().enumerate() {
+        let mut module = rhai::Module::new();
+        module.set_script_fn(f.clone());
+        let alone = AST::new([], module);
         let b = &mut building[i];
         alone.walk(&mut |path: &[ASTNode]| {
             if let [ASTNode::Stmt(s)] = path

@@ -53,7 +53,47 @@ struct Chain {
 impl FnCompiler<'_> {
     /// Reads a chain's value.
     pub(super) fn chain_read(&mut self, e: &Expr) -> C<Eval> {
-        let chain = self.chain(e)?;
+        let mut chain = self.chain(e)?;
+        // The most common chains get a closure of their own: `x.f(args)` with a native `f`
+        // (`game.counter("money")`), and `x.name` (`args.seat`).
+        if let (Base::Slot(slot), [_]) = (&chain.base, chain.steps.as_slice()) {
+            let slot = *slot;
+            match chain.steps.pop() {
+                Some(Step::Method { site, script: None, args }) => {
+                    return Ok(Box::new(move |c| {
+                        let mark = c.stack.len();
+                        for a in &args {
+                            match a(c) {
+                                Ok(v) => c.stack.push(v.flatten()),
+                                Err(e) => {
+                                    c.stack.truncate(mark);
+                                    return Err(e);
+                                }
+                            }
+                        }
+                        let mut target = std::mem::take(c.slot(slot));
+                        let result = site.call(c, Some(&mut target), mark);
+                        *c.slot(slot) = target;
+                        c.stack.truncate(mark);
+                        result
+                    }));
+                }
+                Some(Step::Prop(name, pos)) => {
+                    return Ok(Box::new(move |c| {
+                        let target = c.slot(slot);
+                        if let Some(map) = target.read_lock::<rhai::Map>() {
+                            return Ok(map.get(name.as_str()).cloned().unwrap_or(Dynamic::UNIT));
+                        }
+                        let mut target = std::mem::take(c.slot(slot));
+                        let result = c.call_rhai(&format!("get${name}"), true, &mut [&mut target], pos);
+                        *c.slot(slot) = target;
+                        result
+                    }));
+                }
+                Some(step) => chain.steps.push(step),
+                None => {}
+            }
+        }
         Ok(Box::new(move |c| {
             let mark = c.stack.len();
             let result = chain.run(c, mark, None);

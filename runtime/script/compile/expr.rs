@@ -46,6 +46,12 @@ pub(super) struct Candidates(Vec<(Vec<TypeId>, RhaiFunc)>);
 impl Candidates {
     /// The native the arguments' types select, as `Natives::find` chooses.
     fn pick(&self, args: impl Iterator<Item = TypeId> + Clone) -> Option<&RhaiFunc> {
+        if let [(params, f)] = self.0.as_slice() {
+            // One candidate (the usual case): it fits or nothing of tabula's does.
+            let mut args = args;
+            let fits = params.iter().all(|p| args.next().is_some_and(|a| *p == a || *p == TypeId::of::<Dynamic>()));
+            return fits.then_some(f);
+        }
         let fits = |params: &[TypeId], exact: bool| {
             params.iter().zip(args.clone()).all(|(p, a)| *p == a || (!exact && *p == TypeId::of::<Dynamic>()))
         };
@@ -137,6 +143,14 @@ impl<'a> FnCompiler<'a> {
                     }
                     Ok(Dynamic::from_array(array))
                 })
+            }
+            Expr::Map(x, _) if x.0.iter().all(|(_, v)| literal(v).is_some()) => {
+                // A map of literals (a filter, mostly) is built once and copied at each use.
+                let mut map: Map = x.1.clone();
+                for (key, value) in &x.0 {
+                    map.insert(key.name.as_str().into(), literal(value).unwrap_or_default());
+                }
+                constant(Dynamic::from_map(map))
             }
             Expr::Map(x, _) => {
                 let template: Map = x.1.clone();
@@ -411,6 +425,19 @@ pub(super) fn with_refs<R>(
 /// The running function's `this`, or Rhai's error when it was not called as a method.
 pub(super) fn this<'c>(c: &'c mut Ctx, pos: Position) -> Res<&'c mut Dynamic> {
     if c.this_bound { Ok(c.slot(0)) } else { Err(EvalAltResult::ErrorUnboundThis(pos).into()) }
+}
+
+/// The value of a literal expression (a number, a word, a constant the optimizer folded).
+fn literal(e: &Expr) -> Option<Dynamic> {
+    Some(match e {
+        Expr::DynamicConstant(v, _) => (**v).clone(),
+        Expr::BoolConstant(b, _) => Dynamic::from_bool(*b),
+        Expr::IntegerConstant(i, _) => Dynamic::from_int(*i),
+        Expr::CharConstant(c, _) => Dynamic::from_char(*c),
+        Expr::StringConstant(s, _) => Dynamic::from(s.clone()),
+        Expr::Unit(_) => Dynamic::UNIT,
+        _ => return None,
+    })
 }
 
 fn constant(v: Dynamic) -> Eval {

@@ -121,6 +121,7 @@ impl Scripts {
             work: Rc::new(Cell::new(0)),
             fn_file,
             scope: RefCell::new(Scope::new()),
+            handle: Cell::new(None),
         })
     }
 

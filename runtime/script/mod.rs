@@ -83,6 +83,8 @@ pub(crate) struct Scripts {
     /// it, and a scope kept between calls has room for them already (a new one would allocate
     /// at each call).
     scope: RefCell<Scope<'static>>,
+    /// The `game` handle compiled hooks are lent, boxed once (see `call_in_cell`).
+    handle: Cell<Option<Dynamic>>,
 }
 
 impl Scripts {
@@ -111,11 +113,17 @@ impl Scripts {
     fn call_in_cell(&self, hook: HookId, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
         self.work.set(0);
-        let api = GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
-        if let Some(f) = self.compiled(hook) {
-            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, Dynamic::from(api), extra));
-            return result.unwrap_or(Ok(Dynamic::UNIT)).map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
+        let api = || GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
+        if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
+            // The handle is the same for every call: one boxed copy is kept and lent to each.
+            let handle = self.handle.take().unwrap_or_else(|| Dynamic::from(api()));
+            let (result, back) = program.run_hook(&self.engine, f, handle, extra);
+            if let Some(back) = back.filter(|h| h.is::<GameApi>()) {
+                self.handle.set(Some(back));
+            }
+            return result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
         }
+        let api = api();
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut kept = self.scope.try_borrow_mut();
         let mut fresh = Scope::new();
@@ -149,10 +157,10 @@ impl Scripts {
         let name = &self.defs.hooks[hook as usize].name;
         self.cell.borrow_mut().copy_for_scratch(state);
         let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
-        if let Some(f) = self.compiled(hook) {
+        if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             let extra = options.map(Dynamic::from_array);
-            let result = self.program.as_ref().map(|p| p.run_hook(&self.engine, f, Dynamic::from(view), extra));
-            return result.unwrap_or(Ok(Dynamic::UNIT)).map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
+            let (result, _) = program.run_hook(&self.engine, f, Dynamic::from(view), extra);
+            return result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
         }
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut kept = self.scope.try_borrow_mut();

@@ -29,6 +29,8 @@ pub(crate) struct Ctx<'a> {
     ops: u64,
     /// How deep script functions call each other, against `MAX_CALL_LEVELS`.
     level: usize,
+    /// The hook's first argument (the handle) as its frame ended, for the caller to reuse.
+    pub(super) handle_back: Option<Dynamic>,
 }
 
 thread_local! {
@@ -39,7 +41,7 @@ thread_local! {
 impl<'a> Ctx<'a> {
     pub(super) fn new(prog: &'a Program, engine: &'a Engine) -> Ctx<'a> {
         let stack = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
-        Ctx { prog, engine, call_context: None, stack, base: 0, this_bound: false, ops: 0, level: 0 }
+        Ctx { prog, engine, call_context: None, stack, base: 0, this_bound: false, ops: 0, level: 0, handle_back: None }
     }
 
     /// Gives the stack back for the next call.
@@ -111,6 +113,9 @@ impl<'a> Ctx<'a> {
         self.base = old_base;
         self.this_bound = old_bound;
         let this = std::mem::take(&mut self.stack[new_base]);
+        if self.level == 0 && function.slots > 1 {
+            self.handle_back = Some(std::mem::take(&mut self.stack[new_base + 1]));
+        }
         self.stack.truncate(new_base);
         let result = match result {
             Ok(Flow::Value(v) | Flow::Return(v) | Flow::Break(v)) => Ok(v.flatten()),

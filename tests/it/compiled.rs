@@ -114,11 +114,13 @@ fn the_probe_gives_what_rhai_gives() {
     let expected = [
         "arith -3 -1 8 1024 2 7 5 7 false",
         "compare true false true true false true true",
+        "unlike false true false false false true true true",
         "assign 4 3 9 4",
         "logic true false 2",
         "strings abcde 5 bc x1 1x",
         "interpolated [1, \"two\", ()] #{\"k\": 1} c",
         "chars x-y-z-",
+        "std true false 5 0 false true true -5 true n7",
         "arrays [10, 22, 3, 4, 5, 60] 7 5 6 6 true false",
         "nested [[1, 2, 9], [30]] 9",
         "maps 11 2 3  7 [5, 2] true false",

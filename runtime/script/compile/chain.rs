@@ -177,8 +177,8 @@ impl FnCompiler<'_> {
                 }
                 let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
                 let script = self.method_target(&name, args.len());
-                let candidates = self.candidates(&name, args.len() + 1);
-                Ok(Step::Method { site: NativeSite { name, candidates, pos: *pos }, script, args })
+                let site = self.native_site(&name, args.len() + 1, *pos);
+                Ok(Step::Method { site, script, args })
             }
             _ => Err("it uses a chain the compiler does not cover".into()),
         }

@@ -269,7 +269,7 @@ impl<'a> FnCompiler<'a> {
         };
         let skip = usize::from(first_slot.is_some());
         let args = f.args.iter().skip(skip).map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
-        let site = NativeSite { name: name.clone(), candidates: self.candidates(&name, f.args.len()), pos };
+        let site = self.native_site(&name, f.args.len(), pos);
         Ok(Box::new(move |c| {
             // `f(this, ...)` outside a method call fails on `this` before the other arguments.
             if let Some(p) = this_pos {
@@ -324,7 +324,7 @@ impl<'a> FnCompiler<'a> {
             [a, b] => {
                 let op = Op::from_syntax(&name);
                 let (a, b) = (self.expr(a)?, self.expr(b)?);
-                let site = NativeSite { name: name.clone(), candidates: self.candidates(&name, 2), pos };
+                let site = self.native_site(&name, 2, pos);
                 Ok(Box::new(move |c| {
                     let x = a(c)?.flatten();
                     let y = b(c)?.flatten();
@@ -346,9 +346,15 @@ impl<'a> FnCompiler<'a> {
         }
     }
 
-    /// tabula's natives named `name` taking `arity` arguments.
-    pub(super) fn candidates(&self, name: &str, arity: usize) -> Candidates {
-        Candidates(self.natives.with_arity(name, arity))
+    /// A call site of the native `name` taking `arity` arguments: tabula's natives of that
+    /// name and arity, else Rhai's (computed here for a few of its standard functions).
+    pub(super) fn native_site(&self, name: &ImmutableString, arity: usize, pos: Position) -> NativeSite {
+        NativeSite {
+            name: name.clone(),
+            candidates: Candidates(self.natives.with_arity(name, arity)),
+            pos,
+            std: ops::Std::named(name, arity),
+        }
     }
 
     /// The compiled script function a method call `x.name(args)` means, if any: one with as many
@@ -365,6 +371,8 @@ pub(super) struct NativeSite {
     pub(super) name: ImmutableString,
     pub(super) candidates: Candidates,
     pub(super) pos: Position,
+    /// A function of Rhai's standard library the compiler computes itself, if this is one.
+    pub(super) std: Option<ops::Std>,
 }
 
 impl NativeSite {
@@ -389,10 +397,27 @@ impl NativeSite {
                 }
                 other => other,
             };
-            let result = with_refs(first, rest, |refs| native(None, refs));
-            return result.and_then(|v| check_size(&v, pos).map(|()| v)).map_err(|e| fill_position(e, pos));
+            return with_refs(first, rest, |refs| {
+                let v = native(None, refs)?;
+                check_size(&v, pos)?;
+                // Rhai checks the size of an argument passed by reference, which may have grown.
+                match refs.first() {
+                    Some(target) if by_ref => check_size(target, pos),
+                    _ => Ok(()),
+                }
+                .map(|()| v)
+            })
+            .map_err(|e| fill_position(e, pos));
         }
-        with_refs(first, rest, |refs| super::ctx::call_rhai(engine, store, &self.name, by_ref, refs, pos))
+        with_refs(first, rest, |refs| {
+            if let Some(v) = self.std.and_then(|f| f.call(refs)) {
+                return match refs.first() {
+                    Some(target) if by_ref => check_size(target, pos).map(|()| v),
+                    _ => Ok(v),
+                };
+            }
+            super::ctx::call_rhai(engine, store, &self.name, by_ref, refs, pos)
+        })
     }
 }
 

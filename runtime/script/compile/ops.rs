@@ -24,6 +24,9 @@ pub(super) enum Op {
     BitAnd,
     BitOr,
     BitXor,
+    /// `..` and `..=`.
+    Range,
+    RangeInclusive,
     /// Any other operator: always Rhai's.
     Other,
 }
@@ -46,6 +49,8 @@ impl Op {
             "&" | "&=" => Op::BitAnd,
             "|" | "|=" => Op::BitOr,
             "^" | "^=" => Op::BitXor,
+            ".." => Op::Range,
+            "..=" => Op::RangeInclusive,
             _ => Op::Other,
         }
     }
@@ -70,8 +75,30 @@ fn ints(op: Op, a: i64, b: i64) -> Option<Dynamic> {
         Op::BitAnd => Dynamic::from_int(a & b),
         Op::BitOr => Dynamic::from_int(a | b),
         Op::BitXor => Dynamic::from_int(a ^ b),
+        Op::Range => Dynamic::from(a..b),
+        Op::RangeInclusive => Dynamic::from(a..=b),
         Op::Other => return None,
     })
+}
+
+/// A comparison of values of different kinds (or of two units), as Rhai's built-in operators
+/// answer it: only equal when both are `()`, never ordered. Not for a string against a
+/// character, which Rhai compares as text, nor for the engine's own types, whose natives may
+/// define the operator.
+fn unlike(op: Op, a: &Dynamic, b: &Dynamic) -> Option<Dynamic> {
+    if a.is_variant() || b.is_variant() || a.is_blob() || b.is_blob() {
+        return None;
+    }
+    let both_unit = a.is_unit() && b.is_unit();
+    if !both_unit && (a.type_id() == b.type_id() || (a.is_string() && b.is_char()) || (a.is_char() && b.is_string())) {
+        return None;
+    }
+    match op {
+        Op::Eq => Some(Dynamic::from_bool(both_unit)),
+        Op::Ne => Some(Dynamic::from_bool(!both_unit)),
+        Op::Lt | Op::Le | Op::Gt | Op::Ge => Some(Dynamic::FALSE),
+        _ => None,
+    }
 }
 
 fn bools(op: Op, a: bool, b: bool) -> Option<Dynamic> {
@@ -121,7 +148,14 @@ pub(super) fn inline(op: Op, a: &Dynamic, b: &Dynamic) -> Option<Dynamic> {
     if let (Ok(x), Ok(y)) = (a.as_immutable_string_ref(), b.as_immutable_string_ref()) {
         return strings(op, &x, &y);
     }
-    None
+    if let (Op::Add, Ok(x), Ok(y)) = (op, a.as_immutable_string_ref(), b.as_int()) {
+        // `text + number`: Rhai's `+` writes the number after the text.
+        let mut s = String::with_capacity(x.len() + 20);
+        s.push_str(&x);
+        s.push_str(&y.to_string());
+        return (s.len() <= MAX_DATA_SIZE).then(|| Dynamic::from(ImmutableString::from(s)));
+    }
+    unlike(op, a, b)
 }
 
 /// `a op b` (written `name`): inline when it can be, else Rhai's operator.
@@ -157,4 +191,87 @@ pub(super) fn assign(
         Err(err) => return Err(err),
     }
     super::ctx::check_size(target, root)
+}
+
+/// Functions of Rhai's standard library the compiler computes itself, as the library does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Std {
+    Len,
+    IsEmpty,
+    Min,
+    Max,
+    Contains,
+    Push,
+    StartsWith,
+    ToString,
+}
+
+impl Std {
+    /// The function `name` taking `arity` arguments, if the compiler computes it.
+    pub(super) fn named(name: &str, arity: usize) -> Option<Std> {
+        Some(match (name, arity) {
+            ("len", 1) => Std::Len,
+            ("is_empty", 1) => Std::IsEmpty,
+            ("min", 2) => Std::Min,
+            ("max", 2) => Std::Max,
+            ("contains", 2) => Std::Contains,
+            ("push", 2) => Std::Push,
+            ("starts_with", 2) => Std::StartsWith,
+            ("to_string", 1) => Std::ToString,
+            _ => return None,
+        })
+    }
+
+    /// The result for these arguments, or `None` when they are of other kinds (Rhai decides).
+    /// `push` changes its first argument.
+    pub(super) fn call(self, args: &mut [&mut Dynamic]) -> Option<Dynamic> {
+        use rhai::{Array, Map};
+        let as_int = |v: usize| i64::try_from(v).unwrap_or(i64::MAX);
+        match (self, args) {
+            (Std::Len, [a]) => {
+                if let Some(list) = a.read_lock::<Array>() {
+                    Some(Dynamic::from_int(as_int(list.len())))
+                } else if let Some(map) = a.read_lock::<Map>() {
+                    Some(Dynamic::from_int(as_int(map.len())))
+                } else {
+                    let s = a.as_immutable_string_ref().ok()?;
+                    Some(Dynamic::from_int(as_int(s.chars().count())))
+                }
+            }
+            (Std::IsEmpty, [a]) => {
+                if let Some(list) = a.read_lock::<Array>() {
+                    Some(Dynamic::from_bool(list.is_empty()))
+                } else {
+                    a.read_lock::<Map>().map(|m| Dynamic::from_bool(m.is_empty()))
+                }
+            }
+            (Std::Min, [a, b]) => {
+                let (x, y) = (a.as_int().ok()?, b.as_int().ok()?);
+                Some(Dynamic::from_int(if x <= y { x } else { y }))
+            }
+            (Std::Max, [a, b]) => {
+                let (x, y) = (a.as_int().ok()?, b.as_int().ok()?);
+                Some(Dynamic::from_int(if x >= y { x } else { y }))
+            }
+            (Std::Contains, [a, b]) => {
+                let map = a.read_lock::<Map>()?;
+                let key = b.as_immutable_string_ref().ok()?;
+                Some(Dynamic::from_bool(map.contains_key(key.as_str())))
+            }
+            (Std::StartsWith, [a, b]) => {
+                let (s, prefix) = (a.as_immutable_string_ref().ok()?, b.as_immutable_string_ref().ok()?);
+                Some(Dynamic::from_bool(s.starts_with(prefix.as_str())))
+            }
+            (Std::ToString, [a]) => {
+                let n = a.as_int().ok()?;
+                Some(Dynamic::from(ImmutableString::from(n.to_string())))
+            }
+            (Std::Push, [a, b]) => {
+                let mut list = a.write_lock::<Array>()?;
+                list.push(std::mem::take(*b));
+                Some(Dynamic::UNIT)
+            }
+            _ => None,
+        }
+    }
 }

@@ -65,6 +65,12 @@ fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
     Err(message.into().into())
 }
 
+/// Whether a script value is a `Game` or `View` handle: its natives never change the handle
+/// itself, so sharing one is the same as copying it (see `compile::expr::lend`).
+pub(crate) fn is_handle(v: &Dynamic) -> bool {
+    v.is::<GameApi>() || v.is::<SeatView>()
+}
+
 /// Compiled scripts of one ruleset and the engine that runs them.
 pub(crate) struct Scripts {
     /// The script functions compiled to closures; `None` when every hook runs on Rhai's

@@ -111,6 +111,9 @@ impl FnCompiler<'_> {
         pos: Position,
     ) -> C<Exec> {
         let chain = self.chain(lhs)?;
+        if let Base::Slot(slot) = chain.base {
+            self.writes(slot);
+        }
         if chain.steps.iter().any(|s| matches!(s, Step::Method { .. })) {
             return Err("it assigns through a method call".into());
         }
@@ -136,7 +139,17 @@ impl FnCompiler<'_> {
         let mut steps = Vec::new();
         self.steps(kind, &x.rhs, flags, &mut steps)?;
         let base = match &x.lhs {
-            Expr::Variable(v, _, _) => Base::Slot(self.lookup(&v.1)?),
+            Expr::Variable(v, _, _) => {
+                let slot = self.lookup(&v.1)?;
+                // Walking a chain may write its base: an assignment into it, or a method call
+                // (a script function's `this`, a native changing its target). Only lent
+                // handles care, and natives never change a handle; but a script function
+                // could assign to `this`.
+                if steps.iter().any(|s| matches!(s, Step::Method { script: Some(_), .. })) {
+                    self.writes(slot);
+                }
+                Base::Slot(slot)
+            }
             Expr::ThisPtr(pos) => Base::This(*pos),
             other => Base::Value(self.expr(other)?),
         };

@@ -31,6 +31,8 @@ pub(crate) struct Ctx<'a> {
     level: usize,
     /// The hook's first argument (the handle) as its frame ended, for the caller to reuse.
     pub(super) handle_back: Option<Dynamic>,
+    /// Handles lent to the parameters of the function that just returned (see `expr::lend`).
+    pub(super) lent_back: [Dynamic; 8],
 }
 
 thread_local! {
@@ -41,7 +43,18 @@ thread_local! {
 impl<'a> Ctx<'a> {
     pub(super) fn new(prog: &'a Program, engine: &'a Engine) -> Ctx<'a> {
         let stack = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
-        Ctx { prog, engine, call_context: None, stack, base: 0, this_bound: false, ops: 0, level: 0, handle_back: None }
+        Ctx {
+            prog,
+            engine,
+            call_context: None,
+            stack,
+            base: 0,
+            this_bound: false,
+            ops: 0,
+            level: 0,
+            handle_back: None,
+            lent_back: Default::default(),
+        }
     }
 
     /// Gives the stack back for the next call.
@@ -87,8 +100,22 @@ impl<'a> Ctx<'a> {
     /// Runs function `f` whose frame starts at `new_base`, with `this` and the arguments pushed
     /// already. Returns the result and the final `this` (whatever happened), and pops the frame.
     pub(super) fn enter(&mut self, f: usize, new_base: usize, bound: bool, pos: Position) -> (Res<Dynamic>, Dynamic) {
+        self.enter_lending(f, new_base, bound, pos, 0)
+    }
+
+    /// `enter`, also moving the parameters in `lent` (a bit set) to `lent_back` before the
+    /// frame is popped.
+    pub(super) fn enter_lending(
+        &mut self,
+        f: usize,
+        new_base: usize,
+        bound: bool,
+        pos: Position,
+        lent: u8,
+    ) -> (Res<Dynamic>, Dynamic) {
         let Some(function) = self.prog.functions.get(f).and_then(Option::as_ref) else {
             let this = std::mem::take(&mut self.stack[new_base]);
+            self.take_lent(new_base, lent);
             self.stack.truncate(new_base);
             return (Err("internal: a compiled call to a function that is not compiled".into()), this);
         };
@@ -100,6 +127,7 @@ impl<'a> Ctx<'a> {
         });
         if let Err(e) = result {
             let this = std::mem::take(&mut self.stack[new_base]);
+            self.take_lent(new_base, lent);
             self.stack.truncate(new_base);
             return (Err(e), this);
         }
@@ -116,6 +144,7 @@ impl<'a> Ctx<'a> {
         if self.level == 0 && function.slots > 1 {
             self.handle_back = Some(std::mem::take(&mut self.stack[new_base + 1]));
         }
+        self.take_lent(new_base, lent);
         self.stack.truncate(new_base);
         let result = match result {
             Ok(Flow::Value(v) | Flow::Return(v) | Flow::Break(v)) => Ok(v.flatten()),
@@ -134,6 +163,16 @@ impl<'a> Ctx<'a> {
             }
         };
         (result, this)
+    }
+
+    fn take_lent(&mut self, base: usize, lent: u8) {
+        for k in 0..8 {
+            if lent & (1 << k) != 0
+                && let Some(v) = self.stack.get_mut(base + 1 + k)
+            {
+                self.lent_back[k] = std::mem::take(v);
+            }
+        }
     }
 
     /// Calls one of Rhai's own functions or operators by name, through Rhai's resolution.

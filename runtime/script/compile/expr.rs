@@ -36,6 +36,9 @@ pub(super) struct FnCompiler<'a> {
     names: Vec<ImmutableString>,
     max: usize,
     callees: Vec<usize>,
+    /// Slots the function may write (assignments, and method calls of script functions, whose
+    /// `this` may be written), as a bit set over the first 64.
+    written: u64,
 }
 
 /// The natives a call might mean: tabula's of that name and arity, chosen by argument types at
@@ -73,7 +76,7 @@ impl<'a> FnCompiler<'a> {
         let mut names = vec![ImmutableString::from("this")];
         names.extend(params.iter().cloned());
         let max = names.len();
-        FnCompiler { index, natives, names, max, callees: Vec::new() }
+        FnCompiler { index, natives, names, max, callees: Vec::new(), written: 0 }
     }
 
     pub(super) fn max_slots(&self) -> usize {
@@ -85,6 +88,21 @@ impl<'a> FnCompiler<'a> {
         c.sort_unstable();
         c.dedup();
         c
+    }
+
+    /// Notes that `slot` may be written.
+    pub(super) fn writes(&mut self, slot: usize) {
+        self.written |= 1u64.checked_shl(slot as u32).unwrap_or(0);
+        if slot >= 64 {
+            self.written = u64::MAX;
+        }
+    }
+
+    /// The parameters (by index, at most 8) the function never writes: a caller may lend it a
+    /// handle for them instead of a copy (see `call`).
+    pub(super) fn read_only_params(&self) -> u8 {
+        let params = self.max.min(9);
+        (0..8).filter(|k| k + 1 < params && self.written & (1 << (k + 1)) == 0).fold(0, |m, k| m | (1 << k))
     }
 
     /// A new variable in scope: its slot.
@@ -245,10 +263,30 @@ impl<'a> FnCompiler<'a> {
         if let Some(&index) = self.index.get(&(name.clone(), f.args.len())) {
             self.callees.push(index);
             let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+            // Arguments that are plain variables may lend a handle (see `lend`); a variable
+            // given twice lends only to its first place.
+            let mut lendable: Vec<Option<usize>> = Vec::new();
+            for (k, a) in f.args.iter().enumerate() {
+                let slot = match a {
+                    Expr::Variable(x, _, _) if k < 8 => self.lookup(&x.1).ok(),
+                    _ => None,
+                };
+                lendable.push(slot.filter(|s| !lendable.contains(&Some(*s))));
+            }
             return Ok(Box::new(move |c| {
                 let base = c.stack.len();
                 c.stack.push(Dynamic::UNIT);
-                for a in &args {
+                let read_only = c.prog.read_only_params(index);
+                let mut lent = 0u8;
+                for (k, a) in args.iter().enumerate() {
+                    if let Some(slot) = lendable[k]
+                        && read_only & (1 << k) != 0
+                        && crate::script::is_handle(c.slot(slot))
+                    {
+                        c.stack.push(Dynamic::UNIT);
+                        lent |= 1 << k;
+                        continue;
+                    }
                     match a(c) {
                         Ok(v) => c.stack.push(v.flatten()),
                         Err(e) => {
@@ -257,7 +295,10 @@ impl<'a> FnCompiler<'a> {
                         }
                     }
                 }
-                c.enter(index, base, false, pos).0
+                lend(c, base, &lendable, lent);
+                let result = c.enter_lending(index, base, false, pos, lent).0;
+                give_back(c, &lendable, lent);
+                result
             }));
         }
         // A native: the first argument, if it is a variable, goes by reference (Rhai makes
@@ -443,6 +484,29 @@ pub(super) fn with_refs<R>(
         (first, more) => {
             let mut refs: Vec<&mut Dynamic> = first.into_iter().chain(more.iter_mut()).collect();
             f(&mut refs)
+        }
+    }
+}
+
+/// Lends the callee the handles (`game`, `view`) that plain variables pass to its read-only
+/// parameters, instead of copies: a handle's copy is a new box, and a parameter never written
+/// cannot tell a lent handle from a copy (the natives never change a handle itself). The
+/// arguments were evaluated with placeholders in the lent places (reading a variable has no
+/// effect); the handles are moved in after all of them, from the caller's slots.
+fn lend(c: &mut Ctx, base: usize, lendable: &[Option<usize>], lent: u8) {
+    for (k, from) in lendable.iter().enumerate() {
+        if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {
+            let original = std::mem::take(c.slot(slot));
+            c.stack[base + 1 + k] = original;
+        }
+    }
+}
+
+/// Puts lent handles back in the caller's slots.
+fn give_back(c: &mut Ctx, lendable: &[Option<usize>], lent: u8) {
+    for (k, from) in lendable.iter().enumerate() {
+        if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {
+            *c.slot(slot) = std::mem::take(&mut c.lent_back[k]);
         }
     }
 }

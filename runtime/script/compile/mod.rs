@@ -51,6 +51,8 @@ struct Function {
     body: Exec,
     /// Compiled functions this one calls (indices into `Program::functions`).
     callees: Vec<usize>,
+    /// The parameters it never writes (bit k: parameter k).
+    read_only: u8,
 }
 
 /// A script function left to Rhai, and why.
@@ -106,6 +108,7 @@ impl Program {
                         name: f.name.clone(),
                         slots: b.fc.max_slots(),
                         callees: b.fc.callees(),
+                        read_only: b.fc.read_only_params(),
                         body: stmt::sequence(b.body),
                     }));
                     reasons.push(None);
@@ -147,6 +150,11 @@ impl Program {
             .map(|&(name, arity)| index.get(&(ImmutableString::from(name), arity)).copied().filter(|&i| runnable[i]))
             .collect();
         Program { functions, hooks, fallbacks }
+    }
+
+    /// The parameters of compiled function `f` that it never writes (bit k: parameter k).
+    pub(super) fn read_only_params(&self, f: usize) -> u8 {
+        self.functions.get(f).and_then(Option::as_ref).map_or(0, |f| f.read_only)
     }
 
     /// Runs compiled function `f` as a hook, with its arguments, the way Rhai's `call_fn` would:

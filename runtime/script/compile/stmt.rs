@@ -224,7 +224,11 @@ impl FnCompiler<'_> {
         let pos = op_info.position();
         let rhs = self.expr(&x.rhs)?;
         let (slot, this_pos) = match &x.lhs {
-            Expr::Variable(v, _, _) => (self.lookup(&v.1)?, None),
+            Expr::Variable(v, _, _) => {
+                let slot = self.lookup(&v.1)?;
+                self.writes(slot);
+                (slot, None)
+            }
             Expr::ThisPtr(p) => (0, Some(*p)),
             Expr::Dot(..) | Expr::Index(..) => return self.chain_assign(&x.lhs, op, rhs, pos),
             _ => return Err("it assigns to an expression the compiler does not cover".into()),

@@ -7,7 +7,7 @@
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, Position};
 
-use super::ctx::{Ctx, Res};
+use super::ctx::{Ctx, Res, push_args};
 use super::expr::{FnCompiler, KEYWORDS, NativeSite, this};
 use super::ops::{self, Op};
 use super::{C, Eval, Exec, stmt::Flow};
@@ -62,15 +62,7 @@ impl FnCompiler<'_> {
                 Some(Step::Method { site, script: None, args }) => {
                     return Ok(Box::new(move |c| {
                         let mark = c.stack.len();
-                        for a in &args {
-                            match a(c) {
-                                Ok(v) => c.stack.push(v.flatten()),
-                                Err(e) => {
-                                    c.stack.truncate(mark);
-                                    return Err(e);
-                                }
-                            }
-                        }
+                        push_args(c, &args)?;
                         let mut target = std::mem::take(c.slot(slot));
                         let result = site.call(c, Some(&mut target), mark);
                         *c.slot(slot) = target;

@@ -218,7 +218,12 @@ pub(super) fn check_size(value: &Dynamic, pos: Position) -> Res<()> {
     if !(value.is_array() || value.is_map() || value.is_string()) {
         return Ok(());
     }
-    let (arrays, maps, strings) = data_sizes(value);
+    over_limit(data_sizes(value), pos)
+}
+
+/// Rhai's error when data sizes (elements of arrays, entries of maps, bytes of strings) pass
+/// the scripts' limits.
+pub(super) fn over_limit((arrays, maps, strings): (usize, usize, usize), pos: Position) -> Res<()> {
     let what = if strings > MAX_DATA_SIZE {
         "Length of string"
     } else if arrays > MAX_DATA_SIZE {
@@ -229,6 +234,21 @@ pub(super) fn check_size(value: &Dynamic, pos: Position) -> Res<()> {
         return Ok(());
     };
     Err(EvalAltResult::ErrorDataTooLarge(what.to_string(), pos).into())
+}
+
+/// Evaluates arguments onto the stack in order; on an error, the stack is back at its height.
+pub(super) fn push_args(c: &mut Ctx, args: &[super::Eval]) -> Res<()> {
+    let mark = c.stack.len();
+    for a in args {
+        match a(c) {
+            Ok(v) => c.stack.push(v.flatten()),
+            Err(e) => {
+                c.stack.truncate(mark);
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Elements of arrays, entries of maps and bytes of strings in a value, through nesting, as

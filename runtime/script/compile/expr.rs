@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use rhai::{Dynamic, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
 
-use super::ctx::{Ctx, Res, check_size, fill_position};
+use super::ctx::{Ctx, Res, check_size, fill_position, over_limit, push_args};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::script::natives::Natives;
@@ -317,15 +317,7 @@ impl<'a> FnCompiler<'a> {
                 this(c, p)?;
             }
             let mark = c.stack.len();
-            for a in &args {
-                match a(c) {
-                    Ok(v) => c.stack.push(v.flatten()),
-                    Err(e) => {
-                        c.stack.truncate(mark);
-                        return Err(e);
-                    }
-                }
-            }
+            push_args(c, &args)?;
             let result = match first_slot {
                 Some(slot) => {
                     let mut first = std::mem::take(c.slot(slot));
@@ -531,21 +523,6 @@ fn literal(e: &Expr) -> Option<Dynamic> {
 
 fn constant(v: Dynamic) -> Eval {
     Box::new(move |_| Ok(v.clone()))
-}
-
-/// Rhai's error when data sizes pass the scripts' limits.
-fn over_limit((arrays, maps, strings): (usize, usize, usize), pos: Position) -> Res<()> {
-    use crate::script::MAX_DATA_SIZE;
-    let what = if strings > MAX_DATA_SIZE {
-        "Length of string"
-    } else if arrays > MAX_DATA_SIZE {
-        "Size of array/BLOB"
-    } else if maps > MAX_DATA_SIZE {
-        "Size of object map"
-    } else {
-        return Ok(());
-    };
-    Err(EvalAltResult::ErrorDataTooLarge(what.to_string(), pos).into())
 }
 
 /// A short name for a kind of expression, for fallback reasons.

@@ -4,18 +4,21 @@
 //! resolves each function by hashing its name and argument types. The compiler does that work
 //! once: variables become slots in a frame, calls to script functions become indices, tabula's
 //! natives are picked from the [`Natives`] table by argument types at the call (no hashing), and
-//! integer arithmetic and comparisons run inline. Everything else (Rhai's standard library, its
-//! built-in operators on other types, every error message) goes through Rhai itself, so the
+//! integer, boolean and string operators and a few functions of Rhai's standard library run
+//! inline, computed as Rhai computes them. Everything else (the rest of the standard library,
+//! operators on other kinds of values, every error message) goes through Rhai itself, so the
 //! semantics are Rhai's.
 //!
-//! A function uses only what the compiler covers, or it is left to Rhai: `Fn` pointers,
-//! `call`, `eval`, `print`, `type_of`, catch variables, and functions that call such a function.
-//! A hook runs compiled only if its whole call tree is compiled; [`Program::fallbacks`] says
-//! which functions are not, and why (`tabula check` prints it). `tests/it/compiled.rs` runs
-//! every hook of every shipped ruleset both ways and compares the games.
+//! A function uses only what the compiler covers, or it is left to Rhai: function pointers
+//! (`Fn`, `call`, `curry`), `eval`, `print`, `type_of`, a named `catch` variable, `const`, and
+//! functions that call such a function. A hook runs compiled only if its whole call tree is
+//! compiled; [`Program::fallbacks`] says which functions are not, and why (`tabula check`
+//! prints it). `tests/it/compiled.rs` plays every shipped ruleset both ways and compares the
+//! games, and runs a probe of Rhai snippets both ways.
 //!
-//! Files: `ctx.rs` holds what a compiled call runs with (frame, limits, calls into Rhai),
-//! `expr.rs` and `stmt.rs` compile expressions and statements, `ops.rs` the operators.
+//! Files: `ctx.rs` holds what a compiled call runs with (frames, limits, calls into Rhai),
+//! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
+//! `ops.rs` the operators and the standard functions computed inline.
 
 mod chain;
 mod ctx;

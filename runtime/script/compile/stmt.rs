@@ -279,43 +279,15 @@ impl FnCompiler<'_> {
             };
             let end = if obj.is_array() {
                 let array = obj.into_array().unwrap_or_default();
-                let mut end = None;
-                for v in array {
-                    end = each(c, v.flatten())?;
-                    if end.is_some() {
-                        break;
-                    }
-                }
-                end
+                each_value(c, array.into_iter().map(Dynamic::flatten), &mut each)?
             } else if let Some(r) = obj.read_lock::<std::ops::Range<i64>>().map(|r| r.clone()) {
-                let mut end = None;
-                for n in r {
-                    end = each(c, Dynamic::from_int(n))?;
-                    if end.is_some() {
-                        break;
-                    }
-                }
-                end
+                each_value(c, r.map(Dynamic::from_int), &mut each)?
             } else if let Some(r) = obj.read_lock::<std::ops::RangeInclusive<i64>>().map(|r| r.clone()) {
-                let mut end = None;
-                for n in r {
-                    end = each(c, Dynamic::from_int(n))?;
-                    if end.is_some() {
-                        break;
-                    }
-                }
-                end
+                each_value(c, r.map(Dynamic::from_int), &mut each)?
             } else if let Ok(s) = obj.as_immutable_string_ref() {
                 let chars: Vec<char> = s.chars().collect();
                 drop(s);
-                let mut end = None;
-                for ch in chars {
-                    end = each(c, Dynamic::from_char(ch))?;
-                    if end.is_some() {
-                        break;
-                    }
-                }
-                end
+                each_value(c, chars.into_iter().map(Dynamic::from_char), &mut each)?
             } else {
                 return Err(EvalAltResult::ErrorFor(iter_pos).into());
             };
@@ -368,6 +340,20 @@ impl FnCompiler<'_> {
             }
         }))
     }
+}
+
+/// Runs a loop's body for each value until it ends the loop.
+fn each_value(
+    c: &mut Ctx,
+    values: impl Iterator<Item = Dynamic>,
+    each: &mut impl FnMut(&mut Ctx, Dynamic) -> Res<Option<Flow>>,
+) -> Res<Option<Flow>> {
+    for v in values {
+        if let Some(end) = each(c, v)? {
+            return Ok(Some(end));
+        }
+    }
+    Ok(None)
 }
 
 /// A `switch` case's condition.

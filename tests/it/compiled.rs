@@ -125,7 +125,7 @@ fn the_probe_gives_what_rhai_gives() {
         "nested [[1, 2, 9], [30]] 9",
         "maps 11 2 3  7 [5, 2] true false",
         "keys 4",
-        "loops [\"0a\", \"2c\", 0, 1, 2, 10, 20, 2] 3 6 5 1 144 early late",
+        "loops [\"0a\", \"2c\", 0, 1, 2, 10, 20, 2] 3 6 5 1 144 early late [1, 2]",
         "switch [\"zero\", \"small\", \"some\", \"other\", \"other\", \"ex\", \"why\", \"other\"] 1",
         "methods 5 5 1 0 [1, 7] true",
         "handles 5 1 1",

@@ -47,7 +47,8 @@ pub(super) struct FnCompiler<'a> {
 pub(super) struct Candidates(Vec<(Vec<TypeId>, RhaiFunc)>);
 
 impl Candidates {
-    /// The native the arguments' types select, as `Natives::find` chooses.
+    /// The native the arguments' types select, as Rhai chooses: the last registered whose
+    /// parameter types are exactly the arguments', else the last that takes them as `Dynamic`.
     fn pick(&self, args: impl Iterator<Item = TypeId> + Clone) -> Option<&RhaiFunc> {
         if let [(params, f)] = self.0.as_slice() {
             // One candidate (the usual case): it fits or nothing of tabula's does.

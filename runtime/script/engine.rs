@@ -56,7 +56,6 @@ impl Scripts {
             }
         }
         let mut ast = AST::empty();
-        let mut parts = Vec::new();
         let mut fn_file = HashMap::new();
         let mut diags = Vec::new();
         for &file in files {
@@ -68,7 +67,6 @@ impl Scripts {
                         fn_file.insert(f.name.to_string(), (file, at));
                     }
                     ast = ast.merge(&part);
-                    parts.push(part);
                 }
                 Err(e) => {
                     let pos = e.position();
@@ -110,7 +108,7 @@ impl Scripts {
         }
         let program = (std::env::var_os("TABULA_INTERPRET").is_none_or(|v| v.is_empty() || v == "0")).then(|| {
             let hooks: Vec<(&str, usize)> = defs.hooks.iter().map(|h| (h.name.as_str(), h.arity)).collect();
-            Program::compile(&parts, &natives, &hooks)
+            Program::compile(&ast, &natives, &hooks)
         });
         Ok(Scripts {
             program,

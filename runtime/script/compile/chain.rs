@@ -1,5 +1,6 @@
-//! Dot and index chains: `args.seat`, `list[i]`, `game.counter("x")`, `faces.pays_entry(game,
-//! c)`, `a.b[i].c`, and assignments into them (`m.x = 1`, `list[i] += 2`).
+//! Dot and index chains: `args.seat`, `list[i]`, `game.counter("x")`, `map.rule_fn(game, x)`
+//! (a script function with `this`), `a.b[i].c`, and assignments into them (`m.x = 1`,
+//! `list[i] += 2`).
 //!
 //! As in Rhai, the arguments of every step are evaluated first, then the chain is walked on
 //! the base: a variable is walked in place (a method call changes it, as `list.push(x)` does),
@@ -55,7 +56,7 @@ impl FnCompiler<'_> {
     pub(super) fn chain_read(&mut self, e: &Expr) -> C<Eval> {
         let mut chain = self.chain(e)?;
         // The most common chains get a closure of their own: `x.f(args)` with a native `f`
-        // (`game.counter("money")`), and `x.name` (`args.seat`).
+        // (`game.counter("round")`), and `x.name` (`args.seat`).
         if let (Base::Slot(slot), [_]) = (&chain.base, chain.steps.as_slice()) {
             let slot = *slot;
             match chain.steps.pop() {

@@ -365,9 +365,6 @@ impl<'a> FnCompiler<'a> {
                     if let Some(v) = ops::inline(op, &x, &y) {
                         return Ok(v);
                     }
-                    if site.candidates.0.is_empty() {
-                        return ops::binary(c, op, &name, x, y, pos);
-                    }
                     let mark = c.stack.len();
                     c.stack.push(x);
                     c.stack.push(y);

@@ -79,24 +79,12 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    /// Compiles every script function of the script files' syntax trees (`parts`, in order: a
-    /// later definition replaces an earlier one of the same name and arity) that the compiler
+    /// Compiles every script function of the scripts' merged syntax tree that the compiler
     /// covers.
-    pub(crate) fn compile(parts: &[AST], natives: &Natives, hooks: &[(&str, usize)]) -> Program {
-        let mut defs: Vec<Shared<ScriptFuncDef>> = Vec::new();
-        let mut index = HashMap::new();
-        for ast in parts {
-            for f in ast.iter_fn_def() {
-                let key = (f.name.clone(), f.params.len());
-                match index.get(&key) {
-                    Some(&i) => defs[i] = f.clone(),
-                    None => {
-                        index.insert(key, defs.len());
-                        defs.push(f.clone());
-                    }
-                }
-            }
-        }
+    pub(crate) fn compile(ast: &AST, natives: &Natives, hooks: &[(&str, usize)]) -> Program {
+        let defs: Vec<Shared<ScriptFuncDef>> = ast.iter_fn_def().cloned().collect();
+        let index: HashMap<(ImmutableString, usize), usize> =
+            defs.iter().enumerate().map(|(i, f)| ((f.name.clone(), f.params.len()), i)).collect();
         let mut building: Vec<Building> = defs
             .iter()
             .map(|f| Building { fc: FnCompiler::new(&index, natives, &f.params), body: Vec::new(), failed: None })

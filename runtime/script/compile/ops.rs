@@ -158,14 +158,6 @@ pub(super) fn inline(op: Op, a: &Dynamic, b: &Dynamic) -> Option<Dynamic> {
     unlike(op, a, b)
 }
 
-/// `a op b` (written `name`): inline when it can be, else Rhai's operator.
-pub(super) fn binary(ctx: &mut Ctx, op: Op, name: &str, mut a: Dynamic, mut b: Dynamic, pos: Position) -> Res<Dynamic> {
-    if let Some(v) = inline(op, &a, &b) {
-        return Ok(v);
-    }
-    ctx.call_rhai(name, false, &mut [&mut a, &mut b], pos)
-}
-
 /// `target op= value` as Rhai runs it: its op-assignment if it has one for these types, else
 /// `target = target op value`; then the size check.
 pub(super) fn assign(

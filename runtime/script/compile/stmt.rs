@@ -57,6 +57,11 @@ fn round(c: &mut Ctx, body: &Exec, pos: Position) -> Res<Option<Flow>> {
     })
 }
 
+/// The value of `break x`, `return x` or `throw x`, or `()` when none is written.
+fn value_or_unit(c: &mut Ctx, value: &Option<Eval>) -> Res<Dynamic> {
+    value.as_ref().map_or(Ok(Dynamic::UNIT), |v| v(c))
+}
+
 fn unit() -> Exec {
     Box::new(|_| Ok(Flow::Value(Dynamic::UNIT)))
 }
@@ -164,10 +169,7 @@ impl FnCompiler<'_> {
                 let pos = *pos;
                 Box::new(move |c| {
                     c.op(pos)?;
-                    let v = match &value {
-                        Some(v) => v(c)?,
-                        None => Dynamic::UNIT,
-                    };
+                    let v = value_or_unit(c, &value)?;
                     Ok(if is_break { Flow::Break(v) } else { Flow::Continue })
                 })
             }
@@ -177,10 +179,7 @@ impl FnCompiler<'_> {
                 let pos = *pos;
                 Box::new(move |c| {
                     c.op(pos)?;
-                    let v = match &value {
-                        Some(v) => v(c)?.flatten(),
-                        None => Dynamic::UNIT,
-                    };
+                    let v = value_or_unit(c, &value)?.flatten();
                     if is_throw { Err(EvalAltResult::ErrorRuntime(v, pos).into()) } else { Ok(Flow::Return(v)) }
                 })
             }

@@ -279,15 +279,22 @@ impl State {
 
     /// The pieces of a zone: declaration order for unordered zones, top first for ordered ones.
     pub fn pieces_in(&self, defs: &Defs, zone: ZoneId) -> Vec<PieceId> {
-        let mut out: Vec<PieceId> = Vec::with_capacity(self.count(zone) as usize);
+        let mut out = Vec::with_capacity(self.count(zone) as usize);
+        self.pieces_in_into(defs, zone, &mut out);
+        out
+    }
+
+    /// [`State::pieces_in`] written into `out` (cleared first), so that a caller may reuse one
+    /// list.
+    pub fn pieces_in_into(&self, defs: &Defs, zone: ZoneId, out: &mut Vec<PieceId>) {
+        out.clear();
         if self.count(zone) == 0 {
-            return out;
+            return;
         }
         out.extend((0..self.zone_of.len() as PieceId).filter(|&p| self.zone_of[p as usize] == zone));
         if defs.zones[zone as usize].ordered {
             out.sort_by_key(|&p| std::cmp::Reverse(self.order[p as usize]));
         }
-        out
     }
 
     /// The pieces of a zone in no particular order, without building a list: for counting.

@@ -187,9 +187,28 @@ pub(super) fn filters(defs: &Defs, maps: &Array) -> RhaiResult<Vec<Filter>> {
         .collect()
 }
 
+/// A filter a native is given: a script's map, read at the call, or a literal map the compiler
+/// prepared at load (see `natives::FilterForm`).
+#[derive(Clone, Copy)]
+pub(super) enum FilterArg<'a> {
+    Map(&'a Map),
+    Prepared(&'a Filter),
+}
+
+impl<'a> FilterArg<'a> {
+    /// The filter, read from the map if it is one (where a bad map is reported).
+    pub(super) fn resolve(self, defs: &Defs) -> RhaiResult<std::borrow::Cow<'a, Filter>> {
+        match self {
+            FilterArg::Map(map) => Filter::new(defs, map).map(std::borrow::Cow::Owned),
+            FilterArg::Prepared(f) => Ok(std::borrow::Cow::Borrowed(f)),
+        }
+    }
+}
+
 /// A script's `#{prop: value, kind: "name"}` filter: a piece matches when it has every listed
 /// property with the listed value (and is of the listed kind). Pieces without one of the
 /// properties do not match.
+#[derive(Clone)]
 pub(super) struct Filter {
     kind: Option<u16>,
     props: Vec<PropTest>,
@@ -201,6 +220,7 @@ pub(super) struct Filter {
 /// One `prop: value` of a filter, resolved once: the wanted value as the state stores it, and
 /// the property's index within the last kind of piece looked at (filters mostly look at pieces
 /// of one kind, so names are not looked up again for every piece).
+#[derive(Clone)]
 struct PropTest {
     name: ImmutableString,
     /// The value as an integer, for integer and piece properties.
@@ -241,6 +261,12 @@ impl Filter {
     }
 
     pub(super) fn matches(&self, defs: &Defs, state: &State, piece: PieceId) -> bool {
+        self.matches_as(defs, state, piece, self.seat)
+    }
+
+    /// Whether `piece` matches, as `seat`'s agent may know (`None`: as the rules know). A
+    /// filter prepared once for every caller is asked this way.
+    pub(super) fn matches_as(&self, defs: &Defs, state: &State, piece: PieceId, seat: Option<SeatId>) -> bool {
         let def = &defs.pieces[piece as usize];
         if self.kind.is_some_and(|k| def.kind != k) {
             return false;
@@ -262,8 +288,7 @@ impl Filter {
                 PropKind::Int(..) => test.int == Some(value),
                 PropKind::Piece(_) => {
                     test.int == Some(value)
-                        && (self.seat.is_none()
-                            || crate::view::sight::may_show_prop(defs, state, self.seat, piece, i, value))
+                        && (seat.is_none() || crate::view::sight::may_show_prop(defs, state, seat, piece, i, value))
                 }
             }
         })

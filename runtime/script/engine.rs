@@ -108,7 +108,7 @@ impl Scripts {
         }
         let program = (std::env::var_os("TABULA_INTERPRET").is_none_or(|v| v.is_empty() || v == "0")).then(|| {
             let hooks: Vec<(&str, usize)> = defs.hooks.iter().map(|h| (h.name.as_str(), h.arity)).collect();
-            Program::compile(&ast, &natives, &hooks)
+            Program::compile(&ast, &natives, &defs, &hooks)
         });
         Ok(Scripts {
             program,
@@ -117,9 +117,11 @@ impl Scripts {
             cell: Rc::new(RefCell::new(State::default())),
             defs,
             work: Rc::new(Cell::new(0)),
+            scratch: Rc::default(),
             fn_file,
             scope: RefCell::new(Scope::new()),
             handle: Cell::new(None),
+            view_handle: Cell::new(None),
         })
     }
 

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
-use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
+use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::natives::Registry;
 use super::values::to_value;
@@ -23,6 +23,9 @@ pub struct GameApi {
     pub(super) defs: Rc<Defs>,
     /// Work done for the running hook so far (see `MAX_ENGINE_WORK`).
     pub(super) work: Rc<Cell<u64>>,
+    /// A list of pieces the natives reuse, so that listing a zone allocates only the array a
+    /// script receives (see [`GameApi::in_zone`]).
+    pub(super) scratch: Rc<Cell<Vec<PieceId>>>,
 }
 
 /// `game.goto(phase)` / `game.go_to(phase)`: leave the phase once the hook returns.
@@ -61,6 +64,18 @@ impl GameApi {
     /// Counts a walk over every piece (what listing or searching a zone costs).
     fn scan(&self) -> RhaiResult<()> {
         self.charge(self.defs.pieces.len() + 1)
+    }
+
+    /// Runs `f` on the state and the pieces of `zone` in the zone's order, listed in the
+    /// shared scratch list (which `f` may change: keep only some, for instance).
+    fn in_zone<R>(&self, zone: ZoneId, f: impl FnOnce(&mut State, &mut Vec<PieceId>) -> R) -> R {
+        let mut list = self.scratch.take();
+        let mut s = self.state.borrow_mut();
+        s.pieces_in_into(&self.defs, zone, &mut list);
+        let result = f(&mut s, &mut list);
+        drop(s);
+        self.scratch.set(list);
+        result
     }
 
     fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
@@ -134,7 +149,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("pieces", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
         g.scan()?;
         let z = g.zone(zone)?;
-        Ok(g.state.borrow().pieces_in(&g.defs, z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
+        Ok(g.in_zone(z, |_, pieces| piece_array(pieces)))
     });
     engine.register_fn("count", |g: &mut GameApi, zone: &str| -> RhaiResult<i64> {
         let z = g.zone(zone)?;
@@ -169,12 +184,12 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("move_all", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<i64> {
         g.scan()?;
         let (from, to) = (g.zone(from)?, g.zone(to)?);
-        let mut s = g.state.borrow_mut();
-        let pieces = s.pieces_in(&g.defs, from);
-        for &p in pieces.iter().rev() {
-            s.move_piece(&g.defs, p, to);
-        }
-        Ok(pieces.len() as i64)
+        Ok(g.in_zone(from, |s, pieces| {
+            for &p in pieces.iter().rev() {
+                s.move_piece(&g.defs, p, to);
+            }
+            pieces.len() as i64
+        }))
     });
     engine.register_fn("turn", |g: &mut GameApi, piece: i64, up: bool| -> RhaiResult<()> {
         let p = g.piece(piece)?;
@@ -183,11 +198,7 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("reveal", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
         g.scan()?;
-        let z = g.zone(zone)?;
-        let mut s = g.state.borrow_mut();
-        for p in s.pieces_in(&g.defs, z) {
-            s.turn(p, true);
-        }
+        reveal(g, g.zone(zone)?);
         Ok(())
     });
     engine.register_fn("reveal", |g: &mut GameApi, zones: Array| -> RhaiResult<()> {
@@ -195,11 +206,7 @@ pub(super) fn register(engine: &mut Registry) {
         for zone in zones {
             g.scan()?;
             let name = zone.into_immutable_string().map_err(|t| format!("reveal: expected zone names, found a {t}"))?;
-            let z = g.zone(&name)?;
-            let mut s = g.state.borrow_mut();
-            for p in s.pieces_in(&g.defs, z) {
-                s.turn(p, true);
-            }
+            reveal(g, g.zone(&name)?);
         }
         Ok(())
     });
@@ -273,22 +280,24 @@ pub(super) fn register(engine: &mut Registry) {
         linked(&g.defs, &g.state.borrow(), p, &link_names(&links)?, None)
     });
     engine.register_fn("count_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<i64> {
-        g.scan()?;
-        let z = g.zone(zone)?;
-        let f = Filter::new(&g.defs, &filter)?;
-        let s = g.state.borrow();
-        Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
+        count_where(g, zone, FilterArg::Map(&filter))
+    });
+    engine.register_filter_form("count_where", 3, 2, |args, f| {
+        let [g, zone, _] = args else { return None };
+        Some(
+            count_where(&*g.read_lock::<GameApi>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+                .map(Dynamic::from),
+        )
     });
     engine.register_fn("pieces_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<Array> {
-        g.scan()?;
-        let z = g.zone(zone)?;
-        let f = Filter::new(&g.defs, &filter)?;
-        let s = g.state.borrow();
-        Ok(s.pieces_in(&g.defs, z)
-            .into_iter()
-            .filter(|&p| f.matches(&g.defs, &s, p))
-            .map(|p| Dynamic::from_int(i64::from(p)))
-            .collect())
+        pieces_where(g, zone, FilterArg::Map(&filter))
+    });
+    engine.register_filter_form("pieces_where", 3, 2, |args, f| {
+        let [g, zone, _] = args else { return None };
+        Some(
+            pieces_where(&*g.read_lock::<GameApi>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+                .map(Dynamic::from),
+        )
     });
     // One piece of `zone` for each of `values`, in order: the first (in the zone's order) whose
     // `prop` has that value and that is not picked yet; values no piece left has are skipped.
@@ -308,24 +317,26 @@ pub(super) fn register(engine: &mut Registry) {
         Ok(picked)
     });
     engine.register_fn("move_where", |g: &mut GameApi, from: &str, filter: Map, to: &str| -> RhaiResult<i64> {
-        g.scan()?;
-        let (from, to) = (g.zone(from)?, g.zone(to)?);
-        let f = Filter::new(&g.defs, &filter)?;
-        let mut s = g.state.borrow_mut();
-        let chosen: Vec<PieceId> =
-            s.pieces_in(&g.defs, from).into_iter().filter(|&p| f.matches(&g.defs, &s, p)).collect();
-        for &p in chosen.iter().rev() {
-            s.move_piece(&g.defs, p, to);
-        }
-        Ok(chosen.len() as i64)
+        move_where(g, from, FilterArg::Map(&filter), to)
+    });
+    engine.register_filter_form("move_where", 4, 2, |args, f| {
+        let [g, from, _, to] = args else { return None };
+        let (from, to) = (from.read_lock::<ImmutableString>()?, to.read_lock::<ImmutableString>()?);
+        Some(move_where(&*g.read_lock::<GameApi>()?, &from, FilterArg::Prepared(f), &to).map(Dynamic::from))
     });
     engine.register_fn("sum", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<i64> {
         g.scan()?;
-        sum_where(g, zone, prop, &Map::new())
+        sum_where(g, zone, prop, FilterArg::Map(&Map::new()))
     });
     engine.register_fn("sum_where", |g: &mut GameApi, zone: &str, prop: &str, filter: Map| -> RhaiResult<i64> {
         g.scan()?;
-        sum_where(g, zone, prop, &filter)
+        sum_where(g, zone, prop, FilterArg::Map(&filter))
+    });
+    engine.register_filter_form("sum_where", 4, 3, |args, f| {
+        let [g, zone, prop, _] = args else { return None };
+        let (zone, prop) = (zone.read_lock::<ImmutableString>()?, prop.read_lock::<ImmutableString>()?);
+        let g = g.read_lock::<GameApi>()?;
+        Some(g.scan().and_then(|()| sum_where(&g, &zone, &prop, FilterArg::Prepared(f))).map(Dynamic::from))
     });
     engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
         let p = g.piece(piece)?;
@@ -552,20 +563,71 @@ pub(super) fn register(engine: &mut Registry) {
     });
 }
 
-fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: &Map) -> RhaiResult<i64> {
+/// `count_where(zone, filter)`: how many pieces of the zone match.
+fn count_where(g: &GameApi, zone: &str, filter: FilterArg) -> RhaiResult<i64> {
+    g.scan()?;
     let z = g.zone(zone)?;
-    let f = Filter::new(&g.defs, filter)?;
+    let f = filter.resolve(&g.defs)?;
     let s = g.state.borrow();
-    let mut total = 0i64;
-    for p in s.pieces_in(&g.defs, z) {
-        if f.matches(&g.defs, &s, p) {
-            match g.defs.prop_slot(p, prop) {
-                Some(slot) => total = total.saturating_add(s.prop(slot)),
-                None => return fail(format!("{} has no property `{prop}`", g.defs.pieces[p as usize].name)),
+    Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
+}
+
+/// `pieces_where(zone, filter)`: the pieces of the zone that match, in the zone's order.
+fn pieces_where(g: &GameApi, zone: &str, filter: FilterArg) -> RhaiResult<Array> {
+    g.scan()?;
+    let z = g.zone(zone)?;
+    let f = filter.resolve(&g.defs)?;
+    Ok(g.in_zone(z, |s, pieces| {
+        pieces.retain(|&p| f.matches(&g.defs, s, p));
+        piece_array(pieces)
+    }))
+}
+
+/// `move_where(from, filter, to)`: moves the pieces that match, keeping their order (the last
+/// listed moves first, so the first listed ends on top); returns how many moved.
+fn move_where(g: &GameApi, from: &str, filter: FilterArg, to: &str) -> RhaiResult<i64> {
+    g.scan()?;
+    let (from, to) = (g.zone(from)?, g.zone(to)?);
+    let f = filter.resolve(&g.defs)?;
+    Ok(g.in_zone(from, |s, pieces| {
+        pieces.retain(|&p| f.matches(&g.defs, s, p));
+        for &p in pieces.iter().rev() {
+            s.move_piece(&g.defs, p, to);
+        }
+        pieces.len() as i64
+    }))
+}
+
+/// `reveal(zone)`: turns every piece of the zone face up.
+fn reveal(g: &GameApi, zone: ZoneId) {
+    g.in_zone(zone, |s, pieces| {
+        for &p in pieces.iter() {
+            s.turn(p, true);
+        }
+    });
+}
+
+/// Piece ids as the array a script receives.
+fn piece_array(pieces: &[PieceId]) -> Array {
+    pieces.iter().map(|&p| Dynamic::from_int(i64::from(p))).collect()
+}
+
+/// `sum_where(zone, prop, filter)`: the total of `prop` over the pieces that match.
+fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: FilterArg) -> RhaiResult<i64> {
+    let z = g.zone(zone)?;
+    let f = filter.resolve(&g.defs)?;
+    g.in_zone(z, |s, pieces| {
+        let mut total = 0i64;
+        for &p in pieces.iter() {
+            if f.matches(&g.defs, s, p) {
+                match g.defs.prop_slot(p, prop) {
+                    Some(slot) => total = total.saturating_add(s.prop(slot)),
+                    None => return fail(format!("{} has no property `{prop}`", g.defs.pieces[p as usize].name)),
+                }
             }
         }
-    }
-    Ok(total)
+        Ok(total)
+    })
 }
 
 fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()> {

@@ -26,7 +26,7 @@ use std::rc::Rc;
 use rhai::{AST, Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope};
 
 use crate::diag::{Diagnostic, Error, FileId};
-use crate::rules::defs::{Defs, HookId, SeatId};
+use crate::rules::defs::{Defs, HookId, PieceId, SeatId};
 use crate::state::State;
 
 pub use compile::Fallback;
@@ -82,6 +82,8 @@ pub(crate) struct Scripts {
     defs: Rc<Defs>,
     /// Engine work done for the running hook (see `MAX_ENGINE_WORK`).
     work: Rc<Cell<u64>>,
+    /// A list of pieces natives reuse between calls (see `GameApi::scratch`).
+    scratch: Rc<Cell<Vec<PieceId>>>,
     /// The file defining each script function, to name it in errors, and the byte offset of
     /// its definition there.
     fn_file: HashMap<String, (FileId, usize)>,
@@ -91,6 +93,9 @@ pub(crate) struct Scripts {
     scope: RefCell<Scope<'static>>,
     /// The `game` handle compiled hooks are lent, boxed once (see `call_in_cell`).
     handle: Cell<Option<Dynamic>>,
+    /// The `view` handle compiled agents are lent, boxed once and set to the asking seat at
+    /// each call (see `call_view`).
+    view_handle: Cell<Option<Dynamic>>,
 }
 
 impl Scripts {
@@ -119,7 +124,12 @@ impl Scripts {
     fn call_in_cell(&self, hook: HookId, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
         self.work.set(0);
-        let api = || GameApi { state: self.cell.clone(), defs: self.defs.clone(), work: self.work.clone() };
+        let api = || GameApi {
+            state: self.cell.clone(),
+            defs: self.defs.clone(),
+            work: self.work.clone(),
+            scratch: self.scratch.clone(),
+        };
         if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             // The handle is the same for every call: one boxed copy is kept and lent to each.
             let handle = self.handle.take().unwrap_or_else(|| Dynamic::from(api()));
@@ -162,12 +172,23 @@ impl Scripts {
     fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
         self.cell.borrow_mut().copy_for_scratch(state);
-        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        let view = || SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
         if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             let extra = options.map(Dynamic::from_array);
-            let (result, _) = program.run_hook(&self.engine, f, Dynamic::from(view), extra);
+            // As with the `game` handle, one boxed view is kept between calls; only its seat
+            // changes.
+            let mut handle = self.view_handle.take().unwrap_or_else(|| Dynamic::from(view()));
+            match handle.write_lock::<SeatView>() {
+                Some(mut kept) => kept.seat = seat,
+                None => handle = Dynamic::from(view()),
+            }
+            let (result, back) = program.run_hook(&self.engine, f, handle, extra);
+            if let Some(back) = back.filter(|h| h.is::<SeatView>()) {
+                self.view_handle.set(Some(back));
+            }
             return result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
         }
+        let view = view();
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let mut kept = self.scope.try_borrow_mut();
         let mut fresh = Scope::new();

@@ -9,8 +9,12 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::rc::Rc;
 
-use rhai::{Engine, ImmutableString, RhaiFunc, RhaiNativeFunc, Variant};
+use rhai::{Dynamic, Engine, ImmutableString, RhaiFunc, RhaiNativeFunc, Variant};
+
+use super::RhaiResult;
+use super::board::Filter;
 
 /// One registered native: the types of its parameters (strings as `ImmutableString`, any type
 /// as `Dynamic`) and the function.
@@ -23,7 +27,26 @@ struct Native {
 #[derive(Default)]
 pub(crate) struct Natives {
     by_name: HashMap<ImmutableString, Vec<Native>>,
+    /// Filter forms by name and arity (see [`FilterForm`]).
+    filter_forms: HashMap<(ImmutableString, usize), Vec<FilterForm>>,
 }
+
+/// A native's form for call sites whose filter argument is a literal map: the compiler turns
+/// the map into a [`Filter`] once, at load, and the call passes it by reference, where the
+/// ordinary form copies the map and parses it at every call (`count_where(zone, #{ kind:
+/// "token" })` in a loop).
+#[derive(Clone)]
+pub(crate) struct FilterForm {
+    /// Which argument is the filter (the method call's target is argument 0).
+    pub(crate) arg: usize,
+    /// The native, given the call's arguments (the filter's place holds `()`) and the prepared
+    /// filter; `None` when the other arguments are not of the types it takes, and the call
+    /// must then go the ordinary way (which finds another native, or reports Rhai's error).
+    pub(crate) call: Rc<FilterCall>,
+}
+
+/// The function of a [`FilterForm`].
+pub(crate) type FilterCall = dyn Fn(&mut [&mut Dynamic], &Filter) -> Option<RhaiResult<Dynamic>>;
 
 impl Natives {
     /// tabula's natives of this name and arity, in the order registered, with their parameter
@@ -31,6 +54,11 @@ impl Natives {
     pub(crate) fn with_arity(&self, name: &str, arity: usize) -> Vec<(Vec<TypeId>, RhaiFunc)> {
         let list = self.by_name.get(name).map(Vec::as_slice).unwrap_or_default();
         list.iter().filter(|n| n.params.len() == arity).map(|n| (n.params.clone(), n.func.clone())).collect()
+    }
+
+    /// The filter forms of the natives of this name and arity, in the order registered.
+    pub(crate) fn filter_forms(&self, name: &str, arity: usize) -> &[FilterForm] {
+        self.filter_forms.get(&(ImmutableString::from(name), arity)).map(Vec::as_slice).unwrap_or_default()
     }
 }
 
@@ -72,6 +100,20 @@ impl Registry<'_> {
         list.retain(|n| n.params != params);
         list.push(Native { params, func: rhai_func });
         self.engine.register_fn(name, func);
+        self
+    }
+
+    /// Registers the filter form of a native already registered with a `Map` in argument
+    /// `arg` (see [`FilterForm`]); only compiled scripts call it.
+    pub(crate) fn register_filter_form(
+        &mut self,
+        name: &str,
+        arity: usize,
+        arg: usize,
+        call: impl Fn(&mut [&mut Dynamic], &Filter) -> Option<RhaiResult<Dynamic>> + 'static,
+    ) -> &mut Self {
+        let form = FilterForm { arg, call: Rc::new(call) };
+        self.natives.filter_forms.entry((name.into(), arity)).or_default().push(form);
         self
     }
 

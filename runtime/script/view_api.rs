@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
-use super::board::{Filter, filters, graph_distances, link_names, linked, nearest, tally};
+use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
 use super::game_api::{prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
 use super::natives::Registry;
@@ -47,6 +47,31 @@ impl SeatView {
             .filter(|&p| crate::view::sight::visible(&self.defs, &s, Some(self.seat), zone, p))
             .collect()
     }
+}
+
+/// `view.pieces_where(zone, filter)`: the pieces of the zone the seat sees that match, as the
+/// seat knows them.
+fn pieces_where(v: &SeatView, zone: &str, filter: FilterArg) -> RhaiResult<Array> {
+    let z = v.zone(zone)?;
+    let f = filter.resolve(&v.defs)?;
+    let s = v.state.borrow();
+    let seen = v.visible_in(z);
+    let seat = Some(v.seat);
+    Ok(seen
+        .into_iter()
+        .filter(|&p| f.matches_as(&v.defs, &s, p, seat))
+        .map(|p| Dynamic::from_int(i64::from(p)))
+        .collect())
+}
+
+/// `view.count_where(zone, filter)`: how many pieces of the zone the seat sees match, as the
+/// seat knows them.
+fn count_where(v: &SeatView, zone: &str, filter: FilterArg) -> RhaiResult<i64> {
+    let z = v.zone(zone)?;
+    let f = filter.resolve(&v.defs)?;
+    let s = v.state.borrow();
+    let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
+    Ok(s.pieces_in_any_order(z).filter(seen).filter(|&p| f.matches_as(&v.defs, &s, p, Some(v.seat))).count() as i64)
 }
 
 /// Registers the `View` handle and its natives.
@@ -127,18 +152,24 @@ pub(super) fn register(engine: &mut Registry) {
         Ok(prop_dynamic(&v.defs, &def.kind, value))
     });
     engine.register_fn("pieces_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<Array> {
-        let z = v.zone(zone)?;
-        let f = Filter::new(&v.defs, &filter)?.seen_by(v.seat);
-        let s = v.state.borrow();
-        let seen = v.visible_in(z);
-        Ok(seen.into_iter().filter(|&p| f.matches(&v.defs, &s, p)).map(|p| Dynamic::from_int(i64::from(p))).collect())
+        pieces_where(v, zone, FilterArg::Map(&filter))
+    });
+    engine.register_filter_form("pieces_where", 3, 2, |args, f| {
+        let [v, zone, _] = args else { return None };
+        Some(
+            pieces_where(&*v.read_lock::<SeatView>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+                .map(Dynamic::from),
+        )
     });
     engine.register_fn("count_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<i64> {
-        let z = v.zone(zone)?;
-        let f = Filter::new(&v.defs, &filter)?.seen_by(v.seat);
-        let s = v.state.borrow();
-        let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
-        Ok(s.pieces_in_any_order(z).filter(seen).filter(|&p| f.matches(&v.defs, &s, p)).count() as i64)
+        count_where(v, zone, FilterArg::Map(&filter))
+    });
+    engine.register_filter_form("count_where", 3, 2, |args, f| {
+        let [v, zone, _] = args else { return None };
+        Some(
+            count_where(&*v.read_lock::<SeatView>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+                .map(Dynamic::from),
+        )
     });
     engine.register_fn("tally", |v: &mut SeatView, zone: &str, prop: &str| -> RhaiResult<Map> {
         let z = v.zone(zone)?;

@@ -181,9 +181,12 @@ impl FnCompiler<'_> {
                 if KEYWORDS.contains(&name.as_str()) {
                     return Err(format!("it calls `.{name}`, which the compiler leaves to Rhai"));
                 }
-                let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+                let mut args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
                 let script = self.method_target(&name, args.len());
-                let site = self.native_site(&name, args.len() + 1, *pos);
+                let mut site = self.native_site(&name, args.len() + 1, *pos);
+                if script.is_none() {
+                    self.prepare_filter(&mut site, &f.args, 1, &mut args);
+                }
                 Ok(Step::Method { site, script, args })
             }
             _ => Err("it uses a chain the compiler does not cover".into()),

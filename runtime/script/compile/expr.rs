@@ -4,13 +4,16 @@
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 use rhai::{Dynamic, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
 
 use super::ctx::{Ctx, Res, check_size, fill_position, over_limit, push_args};
 use super::ops::{self, Op};
 use super::{C, Eval};
-use crate::script::natives::Natives;
+use crate::rules::defs::Defs;
+use crate::script::board::Filter;
+use crate::script::natives::{FilterForm, Natives};
 
 /// Names Rhai handles itself when called like functions: the compiler leaves them to Rhai.
 pub(super) const KEYWORDS: &[&str] = &[
@@ -32,6 +35,8 @@ pub(super) const KEYWORDS: &[&str] = &[
 pub(super) struct FnCompiler<'a> {
     index: &'a HashMap<(ImmutableString, usize), usize>,
     natives: &'a Natives,
+    /// The ruleset's definitions, which literal filters are prepared against.
+    rules: &'a Defs,
     /// The frame's slot names: `this` first, then the parameters and the locals in scope.
     names: Vec<ImmutableString>,
     max: usize,
@@ -72,12 +77,13 @@ impl<'a> FnCompiler<'a> {
     pub(super) fn new(
         index: &'a HashMap<(ImmutableString, usize), usize>,
         natives: &'a Natives,
+        rules: &'a Defs,
         params: &[ImmutableString],
     ) -> Self {
         let mut names = vec![ImmutableString::from("this")];
         names.extend(params.iter().cloned());
         let max = names.len();
-        FnCompiler { index, natives, names, max, callees: Vec::new(), written: 0 }
+        FnCompiler { index, natives, rules, names, max, callees: Vec::new(), written: 0 }
     }
 
     pub(super) fn max_slots(&self) -> usize {
@@ -163,13 +169,9 @@ impl<'a> FnCompiler<'a> {
                     Ok(Dynamic::from_array(array))
                 })
             }
-            Expr::Map(x, _) if x.0.iter().all(|(_, v)| literal(v).is_some()) => {
+            Expr::Map(..) if literal_map(e).is_some() => {
                 // A map of literals (a filter, mostly) is built once and copied at each use.
-                let mut map: Map = x.1.clone();
-                for (key, value) in &x.0 {
-                    map.insert(key.name.as_str().into(), literal(value).unwrap_or_default());
-                }
-                constant(Dynamic::from_map(map))
+                constant(Dynamic::from_map(literal_map(e).unwrap_or_default()))
             }
             Expr::Map(x, _) => {
                 let template: Map = x.1.clone();
@@ -310,8 +312,9 @@ impl<'a> FnCompiler<'a> {
             _ => (None, None),
         };
         let skip = usize::from(first_slot.is_some());
-        let args = f.args.iter().skip(skip).map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
-        let site = self.native_site(&name, f.args.len(), pos);
+        let mut args = f.args.iter().skip(skip).map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+        let mut site = self.native_site(&name, f.args.len(), pos);
+        self.prepare_filter(&mut site, &f.args[skip..], skip, &mut args);
         Ok(Box::new(move |c| {
             // `f(this, ...)` outside a method call fails on `this` before the other arguments.
             if let Some(p) = this_pos {
@@ -359,9 +362,15 @@ impl<'a> FnCompiler<'a> {
                 let op = Op::from_syntax(&name);
                 let (a, b) = (self.expr(a)?, self.expr(b)?);
                 let site = self.native_site(&name, 2, pos);
+                let joins = ops::Joins::default();
                 Ok(Box::new(move |c| {
                     let x = a(c)?.flatten();
                     let y = b(c)?.flatten();
+                    if op == Op::Add
+                        && let Some(v) = joins.add(&x, &y)
+                    {
+                        return Ok(v);
+                    }
                     if let Some(v) = ops::inline(op, &x, &y) {
                         return Ok(v);
                     }
@@ -385,7 +394,24 @@ impl<'a> FnCompiler<'a> {
             candidates: Candidates(self.natives.with_arity(name, arity)),
             pos,
             std: ops::Std::named(name, arity),
+            prepared: None,
         }
+    }
+
+    /// Prepares a literal filter map among a native call's arguments once, if the native has a
+    /// filter form for it (see `natives::FilterForm`): its code then yields `()`, and the site
+    /// passes the prepared filter. `exprs` and `evals` are the call's arguments from argument
+    /// `first` on (a method call's target is argument 0). A map the rules reject (a kind that
+    /// does not exist) is left as it is, to be reported at the call as before.
+    pub(super) fn prepare_filter(&self, site: &mut NativeSite, exprs: &[Expr], first: usize, evals: &mut [Eval]) {
+        let forms = self.natives.filter_forms(&site.name, exprs.len() + first);
+        let Some(arg) = forms.first().map(|f| f.arg) else { return };
+        let Some(j) = arg.checked_sub(first).filter(|&j| j < exprs.len()) else { return };
+        let Some(map) = literal_map(&exprs[j]) else { return };
+        let Ok(filter) = Filter::new(self.rules, &map) else { return };
+        evals[j] = constant(Dynamic::UNIT);
+        let forms = forms.iter().filter(|f| f.arg == arg).cloned().collect();
+        site.prepared = Some(Rc::new(PreparedFilter { arg, map: Dynamic::from_map(map), filter, forms }));
     }
 
     /// The compiled script function a method call `x.name(args)` means, if any: one with as many
@@ -404,17 +430,43 @@ pub(super) struct NativeSite {
     pub(super) pos: Position,
     /// A function of Rhai's standard library the compiler computes itself, if this is one.
     pub(super) std: Option<ops::Std>,
+    /// The call's literal filter, prepared at load, if it has one.
+    pub(super) prepared: Option<Rc<PreparedFilter>>,
+}
+
+/// A call site's literal filter map, prepared once (see [`FnCompiler::prepare_filter`]).
+pub(super) struct PreparedFilter {
+    /// Which argument it is (a method call's target is argument 0).
+    arg: usize,
+    /// The map, for a call that goes the ordinary way after all.
+    map: Dynamic,
+    filter: Filter,
+    /// The natives' filter forms for this argument.
+    forms: Vec<FilterForm>,
 }
 
 impl NativeSite {
     /// Calls the native with `first` (if any: a method call's target, or a variable passed by
     /// reference) and the arguments on the stack from `from`, which it may consume. A native
     /// not taking its first argument by reference gets a copy of `first`.
-    pub(super) fn call(&self, c: &mut Ctx, first: Option<&mut Dynamic>, from: usize) -> Res<Dynamic> {
+    pub(super) fn call(&self, c: &mut Ctx, mut first: Option<&mut Dynamic>, from: usize) -> Res<Dynamic> {
         let pos = self.pos;
         let (engine, store, stack) = c.split();
         let rest = &mut stack[from..];
         let by_ref = first.is_some();
+        if let Some(p) = &self.prepared {
+            let done = with_refs(first.as_deref_mut(), rest, |refs| {
+                let v = p.forms.iter().find_map(|form| (form.call)(refs, &p.filter))?;
+                Some(v.and_then(|v| check_size(&v, pos).map(|()| v)))
+            });
+            if let Some(result) = done {
+                return result.map_err(|e| fill_position(e, pos));
+            }
+            // The other arguments fit no filter form: the map goes back in its place.
+            if let Some(slot) = p.arg.checked_sub(usize::from(by_ref)).and_then(|i| rest.get_mut(i)) {
+                *slot = p.map.clone();
+            }
+        }
         let types = first.as_deref().into_iter().chain(rest.iter()).map(Dynamic::type_id);
         if let Some(func) = self.candidates.pick(types) {
             let Some(native) = func.get_native_fn() else {
@@ -517,6 +569,20 @@ fn literal(e: &Expr) -> Option<Dynamic> {
         Expr::Unit(_) => Dynamic::UNIT,
         _ => return None,
     })
+}
+
+/// The value of a map of literals (`#{ kind: "keeper", level: 2 }`), or of a constant map
+/// (Rhai's optimizer folds a map of constants into one).
+fn literal_map(e: &Expr) -> Option<Map> {
+    if let Expr::DynamicConstant(v, _) = e {
+        return v.read_lock::<Map>().map(|m| m.clone());
+    }
+    let Expr::Map(x, _) = e else { return None };
+    let mut map: Map = x.1.clone();
+    for (key, value) in &x.0 {
+        map.insert(key.name.as_str().into(), literal(value)?);
+    }
+    Some(map)
 }
 
 fn constant(v: Dynamic) -> Eval {

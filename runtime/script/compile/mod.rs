@@ -36,6 +36,7 @@ use expr::FnCompiler;
 use stmt::Flow;
 
 use super::natives::Natives;
+use crate::rules::defs::Defs;
 
 /// A compiled expression: evaluates to a value.
 type Eval = Box<dyn Fn(&mut Ctx) -> Res<Dynamic>>;
@@ -81,13 +82,17 @@ pub(crate) struct Program {
 impl Program {
     /// Compiles every script function of the scripts' merged syntax tree that the compiler
     /// covers.
-    pub(crate) fn compile(ast: &AST, natives: &Natives, hooks: &[(&str, usize)]) -> Program {
+    pub(crate) fn compile(ast: &AST, natives: &Natives, rules: &Defs, hooks: &[(&str, usize)]) -> Program {
         let defs: Vec<Shared<ScriptFuncDef>> = ast.iter_fn_def().cloned().collect();
         let index: HashMap<(ImmutableString, usize), usize> =
             defs.iter().enumerate().map(|(i, f)| ((f.name.clone(), f.params.len()), i)).collect();
         let mut building: Vec<Building> = defs
             .iter()
-            .map(|f| Building { fc: FnCompiler::new(&index, natives, &f.params), body: Vec::new(), failed: None })
+            .map(|f| Building {
+                fc: FnCompiler::new(&index, natives, rules, &f.params),
+                body: Vec::new(),
+                failed: None,
+            })
             .collect();
         feed_bodies(&defs, &mut building);
         let mut functions = Vec::with_capacity(defs.len());

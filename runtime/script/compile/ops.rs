@@ -2,6 +2,8 @@
 //! operators compute them; anything else (other types, overflow, division by zero, whose error
 //! messages are Rhai's) is handed to Rhai.
 
+use std::cell::RefCell;
+
 use rhai::{Dynamic, ImmutableString, Position};
 
 use super::ctx::{Ctx, Res};
@@ -134,6 +136,52 @@ fn strings(op: Op, a: &ImmutableString, b: &ImmutableString) -> Option<Dynamic> 
         Op::Ge => Dynamic::from_bool(a >= b),
         _ => return None,
     })
+}
+
+/// The texts one `+` in the scripts joined last, each kept with what it was made of, so that
+/// `"hand." + seat` in a loop builds each zone's name once rather than at every round. Rhai's
+/// strings are shared and copied on write, so handing out the same string again is not
+/// observable.
+#[derive(Default)]
+pub(super) struct Joins(RefCell<Vec<(ImmutableString, Joined, ImmutableString)>>);
+
+/// What was added to a text.
+#[derive(PartialEq)]
+enum Joined {
+    Text(ImmutableString),
+    Number(i64),
+}
+
+impl Joins {
+    /// How many joins one `+` keeps: a loop over the seats, or over a handful of names.
+    const KEPT: usize = 8;
+    /// Longer texts are not kept, not to hold on to a string built up piece by piece.
+    const LONGEST: usize = 64;
+
+    /// `a + b` for a text `a` and a text or a number `b`, as [`inline`] computes it, from the
+    /// kept joins when it was computed lately.
+    pub(super) fn add(&self, a: &Dynamic, b: &Dynamic) -> Option<Dynamic> {
+        let x = a.as_immutable_string_ref().ok()?;
+        let y = match (b.as_immutable_string_ref(), b.as_int()) {
+            (Ok(y), _) if !x.is_empty() && !y.is_empty() => Joined::Text(y.clone()),
+            (_, Ok(n)) => Joined::Number(n),
+            _ => return None,
+        };
+        let mut kept = self.0.try_borrow_mut().ok()?;
+        if let Some((_, _, joined)) = kept.iter().find(|(k, j, _)| *j == y && *k == *x) {
+            return Some(Dynamic::from(joined.clone()));
+        }
+        let joined = inline(Op::Add, a, b)?;
+        if let Ok(text) = joined.as_immutable_string_ref()
+            && text.len() <= Self::LONGEST
+        {
+            if kept.len() == Self::KEPT {
+                kept.remove(0);
+            }
+            kept.push((x.clone(), y, text.clone()));
+        }
+        Some(joined)
+    }
 }
 
 /// The inline result of `a op b`, if the compiler computes it for these types.

@@ -118,6 +118,7 @@ impl Scripts {
             defs,
             work: Rc::new(Cell::new(0)),
             scratch: Rc::default(),
+            names: Rc::default(),
             fn_file,
             scope: RefCell::new(Scope::new()),
             handle: Cell::new(None),

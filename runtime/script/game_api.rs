@@ -9,6 +9,7 @@ use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
+use super::names::Names;
 use super::natives::Registry;
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
@@ -26,6 +27,8 @@ pub struct GameApi {
     /// A list of pieces the natives reuse, so that listing a zone allocates only the array a
     /// script receives (see [`GameApi::in_zone`]).
     pub(super) scratch: Rc<Cell<Vec<PieceId>>>,
+    /// Zone and counter names looked up lately.
+    pub(super) names: Rc<Names>,
 }
 
 /// `game.goto(phase)` / `game.go_to(phase)`: leave the phase once the hook returns.
@@ -79,7 +82,15 @@ impl GameApi {
     }
 
     fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
-        match self.defs.zone(name) {
+        match self.names.zones.get(name).or_else(|| self.defs.zone(name)) {
+            Some(z) => Ok(z),
+            None => fail(format!("no zone named `{name}`")),
+        }
+    }
+
+    /// [`GameApi::zone`] for a script's string, which is remembered (see `names.rs`).
+    fn zone_named(&self, name: &ImmutableString) -> RhaiResult<ZoneId> {
+        match self.names.zones.find(name, |n| self.defs.zone(n)) {
             Some(z) => Ok(z),
             None => fail(format!("no zone named `{name}`")),
         }
@@ -93,8 +104,8 @@ impl GameApi {
         }
     }
 
-    fn counter(&self, name: &str) -> RhaiResult<u16> {
-        match self.defs.counter(name) {
+    fn counter(&self, name: &ImmutableString) -> RhaiResult<u16> {
+        match self.names.counters.find(name, |n| self.defs.counter(n)) {
             Some(c) => Ok(c),
             None => fail(format!("no counter named `{name}`")),
         }
@@ -130,60 +141,60 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("rules_seats", |g: &mut GameApi| -> Array { rules_seats(&g.defs, g.state.borrow().players) });
 
     // Counters.
-    engine.register_fn("counter", |g: &mut GameApi, name: &str| -> RhaiResult<i64> {
-        let c = g.counter(name)?;
+    engine.register_fn("counter", |g: &mut GameApi, name: ImmutableString| -> RhaiResult<i64> {
+        let c = g.counter(&name)?;
         Ok(g.state.borrow().counter(c))
     });
-    engine.register_fn("set_counter", |g: &mut GameApi, name: &str, value: i64| -> RhaiResult<i64> {
-        let c = g.counter(name)?;
+    engine.register_fn("set_counter", |g: &mut GameApi, name: ImmutableString, value: i64| -> RhaiResult<i64> {
+        let c = g.counter(&name)?;
         Ok(g.state.borrow_mut().set_counter(&g.defs, c, value))
     });
-    engine.register_fn("add", |g: &mut GameApi, name: &str, delta: i64| -> RhaiResult<i64> {
-        let c = g.counter(name)?;
+    engine.register_fn("add", |g: &mut GameApi, name: ImmutableString, delta: i64| -> RhaiResult<i64> {
+        let c = g.counter(&name)?;
         let mut s = g.state.borrow_mut();
         let v = s.counter(c).saturating_add(delta);
         Ok(s.set_counter(&g.defs, c, v))
     });
 
     // Zones and pieces.
-    engine.register_fn("pieces", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
+    engine.register_fn("pieces", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<Array> {
         g.scan()?;
-        let z = g.zone(zone)?;
+        let z = g.zone_named(&zone)?;
         Ok(g.in_zone(z, |_, pieces| piece_array(pieces)))
     });
-    engine.register_fn("count", |g: &mut GameApi, zone: &str| -> RhaiResult<i64> {
-        let z = g.zone(zone)?;
+    engine.register_fn("count", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<i64> {
+        let z = g.zone_named(&zone)?;
         Ok(i64::from(g.state.borrow().count(z)))
     });
-    engine.register_fn("top", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
+    engine.register_fn("top", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<Dynamic> {
         g.scan()?;
-        let z = g.zone(zone)?;
+        let z = g.zone_named(&zone)?;
         Ok(g.state.borrow().top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT))
     });
     engine.register_fn("zone_of", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
         let p = g.piece(piece)?;
         Ok(g.defs.zone_names[g.state.borrow().zone_of(p) as usize].clone())
     });
-    engine.register_fn("owner", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
-        let z = g.zone(zone)?;
+    engine.register_fn("owner", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<Dynamic> {
+        let z = g.zone_named(&zone)?;
         Ok(g.defs.zones[z as usize]
             .owner
             .map(|s| Dynamic::from(g.defs.seat_names[s as usize].clone()))
             .unwrap_or(Dynamic::UNIT))
     });
-    engine.register_fn("move", |g: &mut GameApi, piece: i64, zone: &str| -> RhaiResult<()> {
-        let (p, z) = (g.piece(piece)?, g.zone(zone)?);
+    engine.register_fn("move", |g: &mut GameApi, piece: i64, zone: ImmutableString| -> RhaiResult<()> {
+        let (p, z) = (g.piece(piece)?, g.zone_named(&zone)?);
         g.state.borrow_mut().move_piece(&g.defs, p, z);
         Ok(())
     });
-    engine.register_fn("move_bottom", |g: &mut GameApi, piece: i64, zone: &str| -> RhaiResult<()> {
-        let (p, z) = (g.piece(piece)?, g.zone(zone)?);
+    engine.register_fn("move_bottom", |g: &mut GameApi, piece: i64, zone: ImmutableString| -> RhaiResult<()> {
+        let (p, z) = (g.piece(piece)?, g.zone_named(&zone)?);
         g.state.borrow_mut().move_piece_to(&g.defs, p, z, false);
         Ok(())
     });
-    engine.register_fn("move_all", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<i64> {
+    engine.register_fn("move_all", |g: &mut GameApi, from: ImmutableString, to: ImmutableString| -> RhaiResult<i64> {
         g.scan()?;
-        let (from, to) = (g.zone(from)?, g.zone(to)?);
+        let (from, to) = (g.zone_named(&from)?, g.zone_named(&to)?);
         Ok(g.in_zone(from, |s, pieces| {
             for &p in pieces.iter().rev() {
                 s.move_piece(&g.defs, p, to);
@@ -196,9 +207,9 @@ pub(super) fn register(engine: &mut Registry) {
         g.state.borrow_mut().turn(p, up);
         Ok(())
     });
-    engine.register_fn("reveal", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
+    engine.register_fn("reveal", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<()> {
         g.scan()?;
-        reveal(g, g.zone(zone)?);
+        reveal(g, g.zone_named(&zone)?);
         Ok(())
     });
     engine.register_fn("reveal", |g: &mut GameApi, zones: Array| -> RhaiResult<()> {
@@ -206,7 +217,7 @@ pub(super) fn register(engine: &mut Registry) {
         for zone in zones {
             g.scan()?;
             let name = zone.into_immutable_string().map_err(|t| format!("reveal: expected zone names, found a {t}"))?;
-            reveal(g, g.zone(&name)?);
+            reveal(g, g.zone_named(&name)?);
         }
         Ok(())
     });
@@ -279,23 +290,23 @@ pub(super) fn register(engine: &mut Registry) {
         let p = g.piece(from)?;
         linked(&g.defs, &g.state.borrow(), p, &link_names(&links)?, None)
     });
-    engine.register_fn("count_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<i64> {
-        count_where(g, zone, FilterArg::Map(&filter))
+    engine.register_fn("count_where", |g: &mut GameApi, zone: ImmutableString, filter: Map| -> RhaiResult<i64> {
+        count_where(g, &zone, FilterArg::Map(&filter))
     });
     engine.register_filter_form("count_where", 3, 2, |args, f| {
         let [g, zone, _] = args else { return None };
         Some(
-            count_where(&*g.read_lock::<GameApi>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+            count_where(&*g.read_lock::<GameApi>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
                 .map(Dynamic::from),
         )
     });
-    engine.register_fn("pieces_where", |g: &mut GameApi, zone: &str, filter: Map| -> RhaiResult<Array> {
-        pieces_where(g, zone, FilterArg::Map(&filter))
+    engine.register_fn("pieces_where", |g: &mut GameApi, zone: ImmutableString, filter: Map| -> RhaiResult<Array> {
+        pieces_where(g, &zone, FilterArg::Map(&filter))
     });
     engine.register_filter_form("pieces_where", 3, 2, |args, f| {
         let [g, zone, _] = args else { return None };
         Some(
-            pieces_where(&*g.read_lock::<GameApi>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+            pieces_where(&*g.read_lock::<GameApi>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
                 .map(Dynamic::from),
         )
     });
@@ -316,22 +327,28 @@ pub(super) fn register(engine: &mut Registry) {
         }
         Ok(picked)
     });
-    engine.register_fn("move_where", |g: &mut GameApi, from: &str, filter: Map, to: &str| -> RhaiResult<i64> {
-        move_where(g, from, FilterArg::Map(&filter), to)
-    });
+    engine.register_fn(
+        "move_where",
+        |g: &mut GameApi, from: ImmutableString, filter: Map, to: ImmutableString| -> RhaiResult<i64> {
+            move_where(g, &from, FilterArg::Map(&filter), &to)
+        },
+    );
     engine.register_filter_form("move_where", 4, 2, |args, f| {
         let [g, from, _, to] = args else { return None };
         let (from, to) = (from.read_lock::<ImmutableString>()?, to.read_lock::<ImmutableString>()?);
         Some(move_where(&*g.read_lock::<GameApi>()?, &from, FilterArg::Prepared(f), &to).map(Dynamic::from))
     });
-    engine.register_fn("sum", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<i64> {
+    engine.register_fn("sum", |g: &mut GameApi, zone: ImmutableString, prop: &str| -> RhaiResult<i64> {
         g.scan()?;
-        sum_where(g, zone, prop, FilterArg::Map(&Map::new()))
+        sum_where(g, &zone, prop, FilterArg::Map(&Map::new()))
     });
-    engine.register_fn("sum_where", |g: &mut GameApi, zone: &str, prop: &str, filter: Map| -> RhaiResult<i64> {
-        g.scan()?;
-        sum_where(g, zone, prop, FilterArg::Map(&filter))
-    });
+    engine.register_fn(
+        "sum_where",
+        |g: &mut GameApi, zone: ImmutableString, prop: &str, filter: Map| -> RhaiResult<i64> {
+            g.scan()?;
+            sum_where(g, &zone, prop, FilterArg::Map(&filter))
+        },
+    );
     engine.register_filter_form("sum_where", 4, 3, |args, f| {
         let [g, zone, prop, _] = args else { return None };
         let (zone, prop) = (zone.read_lock::<ImmutableString>()?, prop.read_lock::<ImmutableString>()?);
@@ -564,18 +581,18 @@ pub(super) fn register(engine: &mut Registry) {
 }
 
 /// `count_where(zone, filter)`: how many pieces of the zone match.
-fn count_where(g: &GameApi, zone: &str, filter: FilterArg) -> RhaiResult<i64> {
+fn count_where(g: &GameApi, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<i64> {
     g.scan()?;
-    let z = g.zone(zone)?;
+    let z = g.zone_named(zone)?;
     let f = filter.resolve(&g.defs)?;
     let s = g.state.borrow();
     Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
 }
 
 /// `pieces_where(zone, filter)`: the pieces of the zone that match, in the zone's order.
-fn pieces_where(g: &GameApi, zone: &str, filter: FilterArg) -> RhaiResult<Array> {
+fn pieces_where(g: &GameApi, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<Array> {
     g.scan()?;
-    let z = g.zone(zone)?;
+    let z = g.zone_named(zone)?;
     let f = filter.resolve(&g.defs)?;
     Ok(g.in_zone(z, |s, pieces| {
         pieces.retain(|&p| f.matches(&g.defs, s, p));
@@ -585,9 +602,9 @@ fn pieces_where(g: &GameApi, zone: &str, filter: FilterArg) -> RhaiResult<Array>
 
 /// `move_where(from, filter, to)`: moves the pieces that match, keeping their order (the last
 /// listed moves first, so the first listed ends on top); returns how many moved.
-fn move_where(g: &GameApi, from: &str, filter: FilterArg, to: &str) -> RhaiResult<i64> {
+fn move_where(g: &GameApi, from: &ImmutableString, filter: FilterArg, to: &ImmutableString) -> RhaiResult<i64> {
     g.scan()?;
-    let (from, to) = (g.zone(from)?, g.zone(to)?);
+    let (from, to) = (g.zone_named(from)?, g.zone_named(to)?);
     let f = filter.resolve(&g.defs)?;
     Ok(g.in_zone(from, |s, pieces| {
         pieces.retain(|&p| f.matches(&g.defs, s, p));
@@ -613,8 +630,8 @@ fn piece_array(pieces: &[PieceId]) -> Array {
 }
 
 /// `sum_where(zone, prop, filter)`: the total of `prop` over the pieces that match.
-fn sum_where(g: &GameApi, zone: &str, prop: &str, filter: FilterArg) -> RhaiResult<i64> {
-    let z = g.zone(zone)?;
+fn sum_where(g: &GameApi, zone: &ImmutableString, prop: &str, filter: FilterArg) -> RhaiResult<i64> {
+    let z = g.zone_named(zone)?;
     let f = filter.resolve(&g.defs)?;
     g.in_zone(z, |s, pieces| {
         let mut total = 0i64;

@@ -11,6 +11,7 @@ mod compile;
 mod engine;
 mod game_api;
 mod grid;
+mod names;
 mod natives;
 mod ranking;
 mod regions;
@@ -84,6 +85,8 @@ pub(crate) struct Scripts {
     work: Rc<Cell<u64>>,
     /// A list of pieces natives reuse between calls (see `GameApi::scratch`).
     scratch: Rc<Cell<Vec<PieceId>>>,
+    /// Zone and counter names looked up lately (see `names.rs`).
+    names: Rc<names::Names>,
     /// The file defining each script function, to name it in errors, and the byte offset of
     /// its definition there.
     fn_file: HashMap<String, (FileId, usize)>,
@@ -129,6 +132,7 @@ impl Scripts {
             defs: self.defs.clone(),
             work: self.work.clone(),
             scratch: self.scratch.clone(),
+            names: self.names.clone(),
         };
         if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             // The handle is the same for every call: one boxed copy is kept and lent to each.
@@ -172,7 +176,7 @@ impl Scripts {
     fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
         self.cell.borrow_mut().copy_for_scratch(state);
-        let view = || SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        let view = || SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat, names: self.names.clone() };
         if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             let extra = options.map(Dynamic::from_array);
             // As with the `game` handle, one boxed view is kept between calls; only its seat
@@ -228,7 +232,7 @@ impl Scripts {
         // within the scripts' limit on the size of an array.
         let ast = self.engine.compile(PROBE).map_err(|e| Error::Input(format!("view probe: {e}")))?;
         self.cell.borrow_mut().copy_for_scratch(state);
-        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat };
+        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat, names: self.names.clone() };
         let names = |list: &[ImmutableString]| -> Array { list.iter().cloned().map(Dynamic::from).collect() };
         let mut props: Vec<ImmutableString> = self
             .defs

@@ -8,6 +8,7 @@ use rhai::{Array, Dynamic, ImmutableString, Map};
 use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
 use super::game_api::{prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
+use super::names::Names;
 use super::natives::Registry;
 use super::{RhaiResult, fail};
 use crate::rules::defs::{Defs, PieceId, SeatId, Sight, ZoneId};
@@ -21,11 +22,20 @@ pub struct SeatView {
     pub(super) state: Rc<RefCell<State>>,
     pub(super) defs: Rc<Defs>,
     pub(super) seat: SeatId,
+    /// Zone and counter names looked up lately.
+    pub(super) names: Rc<Names>,
 }
 
 impl SeatView {
     fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
-        self.defs.zone(name).map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
+        let found = self.names.zones.get(name).or_else(|| self.defs.zone(name));
+        found.map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
+    }
+
+    /// [`SeatView::zone`] for a script's string, which is remembered (see `names.rs`).
+    fn zone_named(&self, name: &ImmutableString) -> RhaiResult<ZoneId> {
+        let found = self.names.zones.find(name, |n| self.defs.zone(n));
+        found.map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
     }
 
     /// A piece the seat can see, or an error that does not say where it is.
@@ -51,8 +61,8 @@ impl SeatView {
 
 /// `view.pieces_where(zone, filter)`: the pieces of the zone the seat sees that match, as the
 /// seat knows them.
-fn pieces_where(v: &SeatView, zone: &str, filter: FilterArg) -> RhaiResult<Array> {
-    let z = v.zone(zone)?;
+fn pieces_where(v: &SeatView, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<Array> {
+    let z = v.zone_named(zone)?;
     let f = filter.resolve(&v.defs)?;
     let s = v.state.borrow();
     let seen = v.visible_in(z);
@@ -66,8 +76,8 @@ fn pieces_where(v: &SeatView, zone: &str, filter: FilterArg) -> RhaiResult<Array
 
 /// `view.count_where(zone, filter)`: how many pieces of the zone the seat sees match, as the
 /// seat knows them.
-fn count_where(v: &SeatView, zone: &str, filter: FilterArg) -> RhaiResult<i64> {
-    let z = v.zone(zone)?;
+fn count_where(v: &SeatView, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<i64> {
+    let z = v.zone_named(zone)?;
     let f = filter.resolve(&v.defs)?;
     let s = v.state.borrow();
     let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
@@ -97,8 +107,10 @@ pub(super) fn register(engine: &mut Registry) {
         }
     });
     engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
-    engine.register_fn("counter", |v: &mut SeatView, name: &str| -> RhaiResult<i64> {
-        let Some(c) = v.defs.counter(name) else { return fail(format!("no counter named `{name}`")) };
+    engine.register_fn("counter", |v: &mut SeatView, name: ImmutableString| -> RhaiResult<i64> {
+        let Some(c) = v.names.counters.find(&name, |n| v.defs.counter(n)) else {
+            return fail(format!("no counter named `{name}`"));
+        };
         let def = &v.defs.counters[c as usize];
         let shown = match def.visible {
             crate::rules::defs::CounterSight::All => true,
@@ -110,12 +122,12 @@ pub(super) fn register(engine: &mut Registry) {
         }
         Ok(v.state.borrow().counter(c))
     });
-    engine.register_fn("pieces", |v: &mut SeatView, zone: &str| -> RhaiResult<Array> {
-        let z = v.zone(zone)?;
+    engine.register_fn("pieces", |v: &mut SeatView, zone: ImmutableString| -> RhaiResult<Array> {
+        let z = v.zone_named(&zone)?;
         Ok(v.visible_in(z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
     });
-    engine.register_fn("count", |v: &mut SeatView, zone: &str| -> RhaiResult<i64> {
-        let z = v.zone(zone)?;
+    engine.register_fn("count", |v: &mut SeatView, zone: ImmutableString| -> RhaiResult<i64> {
+        let z = v.zone_named(&zone)?;
         match v.defs.zones[z as usize].sight(v.seat) {
             Sight::None => Ok(v.visible_in(z).len() as i64),
             _ => Ok(i64::from(v.state.borrow().count(z))),
@@ -151,23 +163,23 @@ pub(super) fn register(engine: &mut Registry) {
         }
         Ok(prop_dynamic(&v.defs, &def.kind, value))
     });
-    engine.register_fn("pieces_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<Array> {
-        pieces_where(v, zone, FilterArg::Map(&filter))
+    engine.register_fn("pieces_where", |v: &mut SeatView, zone: ImmutableString, filter: Map| -> RhaiResult<Array> {
+        pieces_where(v, &zone, FilterArg::Map(&filter))
     });
     engine.register_filter_form("pieces_where", 3, 2, |args, f| {
         let [v, zone, _] = args else { return None };
         Some(
-            pieces_where(&*v.read_lock::<SeatView>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+            pieces_where(&*v.read_lock::<SeatView>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
                 .map(Dynamic::from),
         )
     });
-    engine.register_fn("count_where", |v: &mut SeatView, zone: &str, filter: Map| -> RhaiResult<i64> {
-        count_where(v, zone, FilterArg::Map(&filter))
+    engine.register_fn("count_where", |v: &mut SeatView, zone: ImmutableString, filter: Map| -> RhaiResult<i64> {
+        count_where(v, &zone, FilterArg::Map(&filter))
     });
     engine.register_filter_form("count_where", 3, 2, |args, f| {
         let [v, zone, _] = args else { return None };
         Some(
-            count_where(&*v.read_lock::<SeatView>()?, &zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
+            count_where(&*v.read_lock::<SeatView>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
                 .map(Dynamic::from),
         )
     });

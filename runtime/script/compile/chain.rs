@@ -64,9 +64,7 @@ impl FnCompiler<'_> {
                     return Ok(Box::new(move |c| {
                         let mark = c.stack.len();
                         push_args(c, &args)?;
-                        let mut target = std::mem::take(c.slot(slot));
-                        let result = site.call(c, Some(&mut target), mark);
-                        *c.slot(slot) = target;
+                        let result = site.call_on_slot(c, slot, mark);
                         c.stack.truncate(mark);
                         result
                     }));

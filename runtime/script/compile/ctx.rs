@@ -13,6 +13,9 @@ use crate::script::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS};
 
 pub(crate) type Res<T> = Result<T, Box<EvalAltResult>>;
 
+/// The call context Rhai's own functions are called with, made at the first such call.
+pub(super) type ContextStore = Option<NativeCallContextStore>;
+
 /// The state of one compiled hook call.
 pub(crate) struct Ctx<'a> {
     pub(super) prog: &'a Program,
@@ -74,6 +77,11 @@ impl<'a> Ctx<'a> {
     }
 
     #[inline]
+    /// A slot of the running function's frame, to read.
+    pub(super) fn slot_ref(&self, slot: usize) -> &Dynamic {
+        &self.stack[self.base + slot]
+    }
+
     pub(super) fn slot(&mut self, slot: usize) -> &mut Dynamic {
         let at = self.base + slot;
         &mut self.stack[at]
@@ -188,7 +196,7 @@ impl<'a> Ctx<'a> {
 
     /// The engine, the Rhai call context and the stack, borrowed apart (a native's arguments
     /// sit on the stack while it is called).
-    pub(super) fn split(&mut self) -> (&'a Engine, &mut Option<NativeCallContextStore>, &mut Vec<Dynamic>) {
+    pub(super) fn split(&mut self) -> (&'a Engine, &mut ContextStore, &mut Vec<Dynamic>) {
         (self.engine, &mut self.call_context, &mut self.stack)
     }
 }

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-use rhai::{Dynamic, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
+use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
 
-use super::ctx::{Ctx, Res, check_size, fill_position, over_limit, push_args};
+use super::ctx::{ContextStore, Ctx, Res, check_size, fill_position, over_limit, push_args};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
@@ -323,12 +323,7 @@ impl<'a> FnCompiler<'a> {
             let mark = c.stack.len();
             push_args(c, &args)?;
             let result = match first_slot {
-                Some(slot) => {
-                    let mut first = std::mem::take(c.slot(slot));
-                    let result = site.call(c, Some(&mut first), mark);
-                    *c.slot(slot) = first;
-                    result
-                }
+                Some(slot) => site.call_on_slot(c, slot, mark),
                 None => site.call(c, None, mark),
             };
             c.stack.truncate(mark);
@@ -360,20 +355,36 @@ impl<'a> FnCompiler<'a> {
             }
             [a, b] => {
                 let op = Op::from_syntax(&name);
-                let (a, b) = (self.expr(a)?, self.expr(b)?);
+                let (a, b) = (self.operand(a)?, self.operand(b)?);
                 let site = self.native_site(&name, 2, pos);
                 let joins = ops::Joins::default();
                 Ok(Box::new(move |c| {
-                    let x = a(c)?.flatten();
-                    let y = b(c)?.flatten();
-                    if op == Op::Add
-                        && let Some(v) = joins.add(&x, &y)
+                    // Rhai evaluates `a`, then `b`. A variable or a constant is read in place,
+                    // without a copy: reading has no effect, so it may come after the other
+                    // operand unless that one is code that might change the variable.
+                    let x = match &a {
+                        Operand::Code(f) => Some(f(c)?.flatten()),
+                        Operand::Slot(s) if matches!(b, Operand::Code(_)) => Some(c.slot(*s).clone().flatten()),
+                        _ => None,
+                    };
+                    let y = match &b {
+                        Operand::Code(f) => Some(f(c)?.flatten()),
+                        _ => None,
+                    };
                     {
-                        return Ok(v);
+                        let x = x.as_ref().unwrap_or_else(|| a.read(c));
+                        let y = y.as_ref().unwrap_or_else(|| b.read(c));
+                        if op == Op::Add
+                            && let Some(v) = joins.add(x, y)
+                        {
+                            return Ok(v);
+                        }
+                        if let Some(v) = ops::inline(op, x, y) {
+                            return Ok(v);
+                        }
                     }
-                    if let Some(v) = ops::inline(op, &x, &y) {
-                        return Ok(v);
-                    }
+                    let x = x.unwrap_or_else(|| a.read(c).clone());
+                    let y = y.unwrap_or_else(|| b.read(c).clone());
                     let mark = c.stack.len();
                     c.stack.push(x);
                     c.stack.push(y);
@@ -384,6 +395,17 @@ impl<'a> FnCompiler<'a> {
             }
             _ => Err(format!("it uses operator `{name}` with {} operands", f.args.len())),
         }
+    }
+
+    /// An operator's operand: a constant or a variable is read in place.
+    fn operand(&mut self, e: &Expr) -> C<Operand> {
+        if let Some(v) = literal(e) {
+            return Ok(Operand::Constant(v));
+        }
+        if let Expr::Variable(x, _, _) = e {
+            return Ok(Operand::Slot(self.lookup(&x.1)?));
+        }
+        Ok(Operand::Code(self.expr(e)?))
     }
 
     /// A call site of the native `name` taking `arity` arguments: tabula's natives of that
@@ -423,6 +445,25 @@ impl<'a> FnCompiler<'a> {
     }
 }
 
+/// An operand of a binary operator (see [`FnCompiler::operand`]).
+enum Operand {
+    Constant(Dynamic),
+    Slot(usize),
+    Code(Eval),
+}
+
+impl Operand {
+    /// The value of a constant or a variable, where it is (`()` for code, which is evaluated
+    /// instead).
+    fn read<'c>(&'c self, c: &'c Ctx) -> &'c Dynamic {
+        match self {
+            Operand::Constant(v) => v,
+            Operand::Slot(s) => c.slot_ref(*s),
+            Operand::Code(_) => &Dynamic::UNIT,
+        }
+    }
+}
+
 /// A call site of a native (tabula's, or else Rhai's), resolved by argument types at the call.
 pub(super) struct NativeSite {
     pub(super) name: ImmutableString,
@@ -449,10 +490,32 @@ impl NativeSite {
     /// Calls the native with `first` (if any: a method call's target, or a variable passed by
     /// reference) and the arguments on the stack from `from`, which it may consume. A native
     /// not taking its first argument by reference gets a copy of `first`.
-    pub(super) fn call(&self, c: &mut Ctx, mut first: Option<&mut Dynamic>, from: usize) -> Res<Dynamic> {
-        let pos = self.pos;
+    pub(super) fn call(&self, c: &mut Ctx, first: Option<&mut Dynamic>, from: usize) -> Res<Dynamic> {
         let (engine, store, stack) = c.split();
-        let rest = &mut stack[from..];
+        self.call_with(engine, store, first, &mut stack[from..])
+    }
+
+    /// [`NativeSite::call`] with variable `slot` of the running function first, passed where it
+    /// is (as Rhai passes a variable by reference).
+    pub(super) fn call_on_slot(&self, c: &mut Ctx, slot: usize, from: usize) -> Res<Dynamic> {
+        let at = c.base + slot;
+        let (engine, store, stack) = c.split();
+        // A frame's slots lie below the arguments pushed for its calls.
+        let (frame, rest) = stack.split_at_mut(from);
+        match frame.get_mut(at) {
+            Some(target) => self.call_with(engine, store, Some(target), rest),
+            None => Err("internal: a variable outside its frame".into()),
+        }
+    }
+
+    fn call_with(
+        &self,
+        engine: &Engine,
+        store: &mut ContextStore,
+        mut first: Option<&mut Dynamic>,
+        rest: &mut [Dynamic],
+    ) -> Res<Dynamic> {
+        let pos = self.pos;
         let by_ref = first.is_some();
         if let Some(p) = &self.prepared {
             let done = with_refs(first.as_deref_mut(), rest, |refs| {

@@ -1,0 +1,93 @@
+//! Zone and counter names as scripts pass them, looked up once per string.
+//!
+//! Hooks name the same zones and counters over and over (`game.count("tunnel")` at every
+//! round), and looking a name up hashes and compares its text each time. Here a name is
+//! remembered by the identity of the string that carried it: a literal of the scripts is one
+//! string for the whole game, and a name a `+` builds in a loop is kept by that `+` (see
+//! `compile::ops::Joins`). A remembered string is held by the cache, so no other string can
+//! take its place in memory while it is there, and Rhai's strings never change once shared:
+//! the same address and length always mean the same text.
+
+use std::cell::RefCell;
+
+use rhai::ImmutableString;
+
+/// A small cache from a name's string to an id (a zone's, a counter's), direct-mapped by the
+/// string's address.
+pub(crate) struct NameCache {
+    slots: RefCell<Vec<Option<(ImmutableString, u16)>>>,
+}
+
+impl Default for NameCache {
+    fn default() -> Self {
+        NameCache { slots: RefCell::new(vec![None; Self::SLOTS]) }
+    }
+}
+
+impl NameCache {
+    /// How many names it remembers at most: more than a ruleset's hot names.
+    const SLOTS: usize = 64;
+
+    fn slot(name: &str) -> usize {
+        let address = name.as_ptr() as usize;
+        ((address >> 4) ^ (address >> 10)) % Self::SLOTS
+    }
+
+    /// The id remembered for this very string, if any.
+    pub(crate) fn get(&self, name: &str) -> Option<u16> {
+        let slots = self.slots.try_borrow().ok()?;
+        match &slots[Self::slot(name)] {
+            Some((kept, id)) if kept.as_ptr() == name.as_ptr() && kept.len() == name.len() => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// Remembers `id` for the string `name` (an empty one is not remembered: it has no text of
+    /// its own to tell it apart).
+    pub(crate) fn put(&self, name: &ImmutableString, id: u16) {
+        if name.is_empty() {
+            return;
+        }
+        if let Ok(mut slots) = self.slots.try_borrow_mut() {
+            slots[Self::slot(name)] = Some((name.clone(), id));
+        }
+    }
+
+    /// The id of `name`: remembered, or found by `find` and remembered.
+    pub(crate) fn find(&self, name: &ImmutableString, find: impl FnOnce(&str) -> Option<u16>) -> Option<u16> {
+        if let Some(id) = self.get(name) {
+            return Some(id);
+        }
+        let id = find(name)?;
+        self.put(name, id);
+        Some(id)
+    }
+}
+
+/// The names hooks and agents pass, remembered for the scripts of one loaded ruleset.
+#[derive(Default)]
+pub(crate) struct Names {
+    pub(crate) zones: NameCache,
+    pub(crate) counters: NameCache,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_remembered_by_its_string_not_its_text() {
+        let cache = NameCache::default();
+        let tunnel = ImmutableString::from("tunnel");
+        assert_eq!(cache.find(&tunnel, |n| (n == "tunnel").then_some(3)), Some(3));
+        // The same string (a copy shares it) is found without looking it up again.
+        assert_eq!(cache.find(&tunnel.clone(), |_| None), Some(3));
+        // The same text in another string, or a part of the kept one, is looked up afresh.
+        assert_eq!(cache.find(&ImmutableString::from("tunnel"), |_| Some(7)), Some(7));
+        assert_eq!(cache.get(&tunnel[..3]), None);
+        // A name the lookup does not know is not remembered.
+        let nowhere = ImmutableString::from("nowhere");
+        assert_eq!(cache.find(&nowhere, |_| None), None);
+        assert_eq!(cache.get(&nowhere), None);
+    }
+}

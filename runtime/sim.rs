@@ -202,6 +202,10 @@ pub struct Scheduler {
     ready: Vec<i64>,
     /// For each waiting seat: what it saw when it began to wait.
     idle: Vec<Option<Idle>>,
+    /// For each seat, the last fingerprint of its sight taken, at the change count it was
+    /// taken: a seat woken by a change it sees and that then waits again is not fingerprinted
+    /// twice for the same state.
+    last_sight: Vec<Option<Idle>>,
     /// The game time of the turn last handed out.
     at: i64,
     looks: u64,
@@ -223,6 +227,7 @@ impl Scheduler {
             pace: game.rules().pace,
             ready: vec![game.clock(); game.players() as usize],
             idle: vec![None; game.players() as usize],
+            last_sight: vec![None; game.players() as usize],
             at: game.clock(),
             looks: 0,
             max_looks: max_decisions.saturating_mul(10),
@@ -301,10 +306,16 @@ impl Scheduler {
             let took = game.rules().actions[action as usize].time.unwrap_or(pace);
             self.ready[s] = self.at.saturating_add(took.max(1));
         }
-        let changed = taken.is_some() && game.state().changes() != changes_before;
+        let changes = game.state().changes();
+        let changed = taken.is_some() && changes != changes_before;
         // Waiting, or an action that changed nothing: wait until the seat sees a change.
-        self.idle[s] =
-            (!changed).then(|| Idle { changes: game.state().changes(), sight: sight_fingerprint(game, seat) });
+        self.idle[s] = (!changed).then(|| match self.last_sight[s] {
+            Some(seen) if seen.changes == changes => seen,
+            _ => Idle { changes, sight: sight_fingerprint(game, seat) },
+        });
+        if let Some(idle) = self.idle[s] {
+            self.last_sight[s] = Some(idle);
+        }
     }
 
     /// A seat's timing as the scheduler keeps it: when it is next ready, and whether it waits
@@ -320,7 +331,9 @@ impl Scheduler {
         if changes == idle.changes {
             return true;
         }
-        if sight_fingerprint(game, seat) == idle.sight {
+        let sight = sight_fingerprint(game, seat);
+        self.last_sight[seat as usize] = Some(Idle { changes, sight });
+        if sight == idle.sight {
             self.idle[seat as usize] = Some(Idle { changes, ..idle });
             true
         } else {

@@ -352,7 +352,10 @@ impl State {
         {
             return Some(MoveRefused::Entry);
         }
+        // The load counts only the pieces of kinds the zone accepts, so a zone holding fewer
+        // pieces than its capacity has room without counting them.
         if let Some(cap) = z.capacity
+            && self.count(zone) >= cap
             && self.load(defs, zone) >= cap
         {
             return Some(MoveRefused::Full(cap));
@@ -431,15 +434,21 @@ impl State {
 
     /// The next stated outcome, if the log states one: it must be of the kind the rules need
     /// now (checked by `fits`), or the replay has diverged from the log.
-    fn take_stated(&mut self, what: &str, fits: impl Fn(&Stated) -> bool) -> Result<Option<Stated>, String> {
+    /// `what` words the draw for an error; it is called only to report one, so that drawing
+    /// builds no message.
+    fn take_stated(
+        &mut self,
+        what: impl Fn() -> String,
+        fits: impl Fn(&Stated) -> bool,
+    ) -> Result<Option<Stated>, String> {
         match self.stated.queue.front() {
             Some(_) if self.stated.partial && !fits(&self.stated.queue[0].1) => Ok(None),
             Some((line, s)) if !fits(s) => {
-                Err(format!("the log states {} at line {line}, but the rules {what} here", describe_stated(s)))
+                Err(format!("the log states {} at line {line}, but the rules {} here", describe_stated(s), what()))
             }
             Some(_) => Ok(self.stated.queue.pop_front().map(|(_, s)| s)),
             None if self.stated.required => {
-                Err(format!("the rules {what} here, but the log states no outcome and has no seed to draw one"))
+                Err(format!("the rules {} here, but the log states no outcome and has no seed to draw one", what()))
             }
             None => Ok(None),
         }
@@ -450,8 +459,8 @@ impl State {
         let mut pieces = self.pieces_in(defs, zone);
         let mut sorted = pieces.clone();
         sorted.sort_unstable();
-        let what = format!("shuffle {}", defs.zones[zone as usize].name);
-        let stated = self.take_stated(&what, |s| {
+        let what = || format!("shuffle {}", defs.zones[zone as usize].name);
+        let stated = self.take_stated(what, |s| {
             matches!(s, Stated::Shuffle { zone: z, order } if *z == zone && {
                 let mut o = order.clone();
                 o.sort_unstable();
@@ -494,7 +503,7 @@ impl State {
     pub fn random(&mut self, n: u64) -> Result<i64, String> {
         let n = n.max(1);
         let stated = self.take_stated(
-            &format!("draw a random number below {n}"),
+            || format!("draw a random number below {n}"),
             |s| matches!(s, Stated::Random { n: m, value } if *m as u64 == n && (0..*m).contains(value)),
         )?;
         let value = match stated {
@@ -513,9 +522,9 @@ impl State {
         if pieces.is_empty() {
             return Ok(None);
         }
-        let what = format!("pick a piece of {} at random", defs.zones[zone as usize].name);
+        let what = || format!("pick a piece of {} at random", defs.zones[zone as usize].name);
         let stated = self.take_stated(
-            &what,
+            what,
             |s| matches!(s, Stated::Pick { zone: z, piece } if *z == zone && pieces.contains(piece)),
         )?;
         let piece = match stated {
@@ -533,9 +542,9 @@ impl State {
             return Err(format!("{} is not a die", defs.pieces[piece as usize].name));
         };
         let faces = &defs.dice[die].faces;
-        let what = format!("roll {}", defs.pieces[piece as usize].name);
+        let what = || format!("roll {}", defs.pieces[piece as usize].name);
         let stated = self.take_stated(
-            &what,
+            what,
             |s| matches!(s, Stated::Roll { piece: p, face } if *p == piece && faces.contains(face)),
         )?;
         let face = match stated {

@@ -92,7 +92,7 @@ pub(super) fn nearest(
 ) -> Dynamic {
     // One walk serves every goal: the order in which pieces are reached does not depend on what
     // is looked for. `reached` lists them nearest first, each with its first step.
-    let mut reached: Vec<(PieceId, PieceId)> = Vec::new();
+    let mut reached: Vec<(PieceId, PieceId)> = Vec::with_capacity(defs.pieces.len());
     let mut seen = vec![false; defs.pieces.len()];
     seen[from as usize] = true;
     let mut next_to_visit = 0;
@@ -222,7 +222,7 @@ pub(super) struct Filter {
 /// of one kind, so names are not looked up again for every piece).
 #[derive(Clone)]
 struct PropTest {
-    name: ImmutableString,
+    name: rhai::Identifier,
     /// The value as an integer, for integer and piece properties.
     int: Option<i64>,
     /// The value as a word: `Some(None)` for a string that is no word of the rules (it matches
@@ -233,7 +233,7 @@ struct PropTest {
 
 impl Filter {
     pub(super) fn new(defs: &Defs, map: &Map) -> RhaiResult<Filter> {
-        let mut f = Filter { kind: None, props: Vec::new(), seat: None };
+        let mut f = Filter { kind: None, props: Vec::with_capacity(map.len()), seat: None };
         for (k, v) in map {
             if k.as_str() == "kind" {
                 let name =
@@ -244,7 +244,7 @@ impl Filter {
                 }
             } else {
                 f.props.push(PropTest {
-                    name: k.as_str().into(),
+                    name: k.clone(),
                     int: v.as_int().ok(),
                     word: v.read_lock::<ImmutableString>().map(|w| defs.symbol(&w)),
                     memo: std::cell::Cell::new(None),

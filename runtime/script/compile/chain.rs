@@ -8,7 +8,7 @@
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, Position};
 
-use super::ctx::{Ctx, Res, push_args};
+use super::ctx::{Ctx, Res, pop_to, push_args};
 use super::expr::{FnCompiler, KEYWORDS, NativeSite, this};
 use super::ops::{self, Op};
 use super::{C, Eval, Exec, stmt::Flow};
@@ -65,7 +65,7 @@ impl FnCompiler<'_> {
                         let mark = c.stack.len();
                         push_args(c, &args)?;
                         let result = site.call_on_slot(c, slot, mark);
-                        c.stack.truncate(mark);
+                        pop_to(&mut c.stack, mark);
                         result
                     }));
                 }
@@ -88,7 +88,7 @@ impl FnCompiler<'_> {
         Ok(Box::new(move |c| {
             let mark = c.stack.len();
             let result = chain.run(c, mark, None);
-            c.stack.truncate(mark);
+            pop_to(&mut c.stack, mark);
             result
         }))
     }
@@ -113,7 +113,7 @@ impl FnCompiler<'_> {
             let value = rhs(c)?.flatten();
             let mark = c.stack.len();
             let result = chain.run(c, mark, Some((op, value, pos, root)));
-            c.stack.truncate(mark);
+            pop_to(&mut c.stack, mark);
             result.map(|_| Flow::Value(Dynamic::UNIT))
         }))
     }
@@ -329,7 +329,7 @@ fn walk(c: &mut Ctx, target: &mut Dynamic, steps: &[Step], at: usize, assign: Op
                             c.stack.push(v);
                         }
                         let result = site.call(c, Some(target), top);
-                        c.stack.truncate(top);
+                        pop_to(&mut c.stack, top);
                         result?
                     }
                 }

@@ -13,6 +13,28 @@ use crate::script::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS};
 
 pub(crate) type Res<T> = Result<T, Box<EvalAltResult>>;
 
+/// Drops a value, without the call to Rhai's drop code for values that own nothing (`()`,
+/// numbers, booleans): most values a compiled hook drops are those, and that call is a good
+/// part of what a hook costs.
+#[inline]
+pub(super) fn release(v: Dynamic) {
+    if v.is_unit() || v.is_int() || v.is_bool() {
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+/// `stack.truncate(len)`, releasing each value (see [`release`]).
+#[inline]
+pub(super) fn pop_to(stack: &mut Vec<Dynamic>, len: usize) {
+    while stack.len() > len {
+        if let Some(v) = stack.pop() {
+            release(v);
+        }
+    }
+}
+
 /// The call context Rhai's own functions are called with, made at the first such call.
 pub(super) type ContextStore = Option<NativeCallContextStore>;
 
@@ -35,12 +57,22 @@ pub(crate) struct Ctx<'a> {
     /// The hook's first argument (the handle) as its frame ended, for the caller to reuse.
     pub(super) handle_back: Option<Dynamic>,
     /// Handles lent to the parameters of the function that just returned (see `expr::lend`).
-    pub(super) lent_back: [Dynamic; 8],
+    pub(super) lent_back: std::mem::ManuallyDrop<[Dynamic; 8]>,
 }
 
 thread_local! {
     /// Frames kept between hook calls, so that a call allocates no stack.
     static STACK: RefCell<Vec<Dynamic>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Drop for Ctx<'_> {
+    fn drop(&mut self) {
+        // `lent_back` is kept from Rust's drop code, which would call Rhai's for each of the
+        // eight (mostly `()`).
+        for v in self.lent_back.iter_mut() {
+            release(std::mem::take(v));
+        }
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -56,7 +88,7 @@ impl<'a> Ctx<'a> {
             ops: 0,
             level: 0,
             handle_back: None,
-            lent_back: Default::default(),
+            lent_back: std::mem::ManuallyDrop::new(Default::default()),
         }
     }
 
@@ -124,7 +156,7 @@ impl<'a> Ctx<'a> {
         let Some(function) = self.prog.functions.get(f).and_then(Option::as_ref) else {
             let this = std::mem::take(&mut self.stack[new_base]);
             self.take_lent(new_base, lent);
-            self.stack.truncate(new_base);
+            pop_to(&mut self.stack, new_base);
             return (Err("internal: a compiled call to a function that is not compiled".into()), this);
         };
         let result = self.op(pos).and_then(|()| {
@@ -136,7 +168,7 @@ impl<'a> Ctx<'a> {
         if let Err(e) = result {
             let this = std::mem::take(&mut self.stack[new_base]);
             self.take_lent(new_base, lent);
-            self.stack.truncate(new_base);
+            pop_to(&mut self.stack, new_base);
             return (Err(e), this);
         }
         self.stack.resize(new_base + function.slots, Dynamic::UNIT);
@@ -153,7 +185,7 @@ impl<'a> Ctx<'a> {
             self.handle_back = Some(std::mem::take(&mut self.stack[new_base + 1]));
         }
         self.take_lent(new_base, lent);
-        self.stack.truncate(new_base);
+        pop_to(&mut self.stack, new_base);
         let result = match result {
             Ok(Flow::Value(v) | Flow::Return(v) | Flow::Break(v)) => Ok(v.flatten()),
             Ok(Flow::Continue) => Ok(Dynamic::UNIT),
@@ -178,7 +210,7 @@ impl<'a> Ctx<'a> {
             if lent & (1 << k) != 0
                 && let Some(v) = self.stack.get_mut(base + 1 + k)
             {
-                self.lent_back[k] = std::mem::take(v);
+                release(std::mem::replace(&mut self.lent_back[k], std::mem::take(v)));
             }
         }
     }
@@ -251,7 +283,7 @@ pub(super) fn push_args(c: &mut Ctx, args: &[super::Eval]) -> Res<()> {
         match a(c) {
             Ok(v) => c.stack.push(v.flatten()),
             Err(e) => {
-                c.stack.truncate(mark);
+                pop_to(&mut c.stack, mark);
                 return Err(e);
             }
         }

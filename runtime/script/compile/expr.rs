@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
 
-use super::ctx::{ContextStore, Ctx, Res, check_size, fill_position, over_limit, push_args};
+use super::ctx::{ContextStore, Ctx, Res, check_size, fill_position, over_limit, pop_to, push_args, release};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
@@ -293,7 +293,7 @@ impl<'a> FnCompiler<'a> {
                     match a(c) {
                         Ok(v) => c.stack.push(v.flatten()),
                         Err(e) => {
-                            c.stack.truncate(base);
+                            pop_to(&mut c.stack, base);
                             return Err(e);
                         }
                     }
@@ -326,7 +326,7 @@ impl<'a> FnCompiler<'a> {
                 Some(slot) => site.call_on_slot(c, slot, mark),
                 None => site.call(c, None, mark),
             };
-            c.stack.truncate(mark);
+            pop_to(&mut c.stack, mark);
             result
         }))
     }
@@ -371,17 +371,15 @@ impl<'a> FnCompiler<'a> {
                         Operand::Code(f) => Some(f(c)?.flatten()),
                         _ => None,
                     };
-                    {
+                    let inline = {
                         let x = x.as_ref().unwrap_or_else(|| a.read(c));
                         let y = y.as_ref().unwrap_or_else(|| b.read(c));
-                        if op == Op::Add
-                            && let Some(v) = joins.add(x, y)
-                        {
-                            return Ok(v);
-                        }
-                        if let Some(v) = ops::inline(op, x, y) {
-                            return Ok(v);
-                        }
+                        let joined = if op == Op::Add { joins.add(x, y) } else { None };
+                        joined.or_else(|| ops::inline(op, x, y))
+                    };
+                    if let Some(v) = inline {
+                        x.into_iter().chain(y).for_each(release);
+                        return Ok(v);
                     }
                     let x = x.unwrap_or_else(|| a.read(c).clone());
                     let y = y.unwrap_or_else(|| b.read(c).clone());
@@ -389,7 +387,7 @@ impl<'a> FnCompiler<'a> {
                     c.stack.push(x);
                     c.stack.push(y);
                     let result = site.call(c, None, mark);
-                    c.stack.truncate(mark);
+                    pop_to(&mut c.stack, mark);
                     result
                 }))
             }

@@ -5,7 +5,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use rhai::{ASTFlags, BinaryExpr, Dynamic, EvalAltResult, Expr, Position, RangeCase, Stmt};
 
-use super::ctx::{Ctx, Res};
+use super::ctx::{Ctx, Res, release};
 use super::expr::FnCompiler;
 use super::ops::{self, Op};
 use super::{C, Eval, Exec};
@@ -51,7 +51,11 @@ fn round(c: &mut Ctx, body: &Exec, pos: Position) -> Res<Option<Flow>> {
         Err(err) => loop_signal(err)?,
     };
     Ok(match flow {
-        Flow::Value(_) | Flow::Continue => None,
+        Flow::Value(v) => {
+            release(v);
+            None
+        }
+        Flow::Continue => None,
         Flow::Break(v) => Some(Flow::Value(v)),
         Flow::Return(v) => Some(Flow::Return(v)),
     })
@@ -69,7 +73,13 @@ fn unit() -> Exec {
 /// A condition's value, which must be a boolean.
 fn condition(c: &mut Ctx, cond: &Eval, pos: Position) -> Res<bool> {
     let v = cond(c)?;
-    v.as_bool().map_err(|t| super::mismatch(c.engine, "bool", t, pos))
+    match v.as_bool() {
+        Ok(b) => {
+            release(v);
+            Ok(b)
+        }
+        Err(t) => Err(super::mismatch(c.engine, "bool", t, pos)),
+    }
 }
 
 impl FnCompiler<'_> {
@@ -379,8 +389,11 @@ pub(super) fn sequence(mut list: Vec<Exec>) -> Exec {
             let mut last = Dynamic::UNIT;
             for s in &list {
                 match s(c)? {
-                    Flow::Value(v) => last = v,
-                    other => return Ok(other),
+                    Flow::Value(v) => release(std::mem::replace(&mut last, v)),
+                    other => {
+                        release(last);
+                        return Ok(other);
+                    }
                 }
             }
             Ok(Flow::Value(last))

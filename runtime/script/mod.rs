@@ -176,7 +176,13 @@ impl Scripts {
     fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
         self.cell.borrow_mut().copy_for_scratch(state);
-        let view = || SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat, names: self.names.clone() };
+        let view = || SeatView {
+            state: self.cell.clone(),
+            defs: self.defs.clone(),
+            seat,
+            names: self.names.clone(),
+            scratch: self.scratch.clone(),
+        };
         if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             let extra = options.map(Dynamic::from_array);
             // As with the `game` handle, one boxed view is kept between calls; only its seat
@@ -232,7 +238,13 @@ impl Scripts {
         // within the scripts' limit on the size of an array.
         let ast = self.engine.compile(PROBE).map_err(|e| Error::Input(format!("view probe: {e}")))?;
         self.cell.borrow_mut().copy_for_scratch(state);
-        let view = SeatView { state: self.cell.clone(), defs: self.defs.clone(), seat, names: self.names.clone() };
+        let view = SeatView {
+            state: self.cell.clone(),
+            defs: self.defs.clone(),
+            seat,
+            names: self.names.clone(),
+            scratch: self.scratch.clone(),
+        };
         let names = |list: &[ImmutableString]| -> Array { list.iter().cloned().map(Dynamic::from).collect() };
         let mut props: Vec<ImmutableString> = self
             .defs

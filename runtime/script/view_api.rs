@@ -24,6 +24,8 @@ pub struct SeatView {
     pub(super) seat: SeatId,
     /// Zone and counter names looked up lately.
     pub(super) names: Rc<Names>,
+    /// A list of pieces the natives reuse (the same as the `Game` handle's).
+    pub(super) scratch: Rc<std::cell::Cell<Vec<PieceId>>>,
 }
 
 impl SeatView {
@@ -50,12 +52,17 @@ impl SeatView {
         fail(format!("{id} is not a piece this seat can see"))
     }
 
-    fn visible_in(&self, zone: ZoneId) -> Vec<PieceId> {
+    /// The pieces of `zone` this seat sees that `keep` accepts, in the zone's order, as the
+    /// array a script receives (listed in the scratch list the natives share).
+    fn visible_in(&self, zone: ZoneId, keep: impl Fn(&State, PieceId) -> bool) -> Array {
+        let mut list = self.scratch.take();
         let s = self.state.borrow();
-        s.pieces_in(&self.defs, zone)
-            .into_iter()
-            .filter(|&p| crate::view::sight::visible(&self.defs, &s, Some(self.seat), zone, p))
-            .collect()
+        s.pieces_in_into(&self.defs, zone, &mut list);
+        list.retain(|&p| crate::view::sight::visible(&self.defs, &s, Some(self.seat), zone, p) && keep(&s, p));
+        let seen = list.iter().map(|&p| Dynamic::from_int(i64::from(p))).collect();
+        drop(s);
+        self.scratch.set(list);
+        seen
     }
 }
 
@@ -64,14 +71,7 @@ impl SeatView {
 fn pieces_where(v: &SeatView, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<Array> {
     let z = v.zone_named(zone)?;
     let f = filter.resolve(&v.defs)?;
-    let s = v.state.borrow();
-    let seen = v.visible_in(z);
-    let seat = Some(v.seat);
-    Ok(seen
-        .into_iter()
-        .filter(|&p| f.matches_as(&v.defs, &s, p, seat))
-        .map(|p| Dynamic::from_int(i64::from(p)))
-        .collect())
+    Ok(v.visible_in(z, |s, p| f.matches_as(&v.defs, s, p, Some(v.seat))))
 }
 
 /// `view.count_where(zone, filter)`: how many pieces of the zone the seat sees match, as the
@@ -124,12 +124,16 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("pieces", |v: &mut SeatView, zone: ImmutableString| -> RhaiResult<Array> {
         let z = v.zone_named(&zone)?;
-        Ok(v.visible_in(z).into_iter().map(|p| Dynamic::from_int(i64::from(p))).collect())
+        Ok(v.visible_in(z, |_, _| true))
     });
     engine.register_fn("count", |v: &mut SeatView, zone: ImmutableString| -> RhaiResult<i64> {
         let z = v.zone_named(&zone)?;
         match v.defs.zones[z as usize].sight(v.seat) {
-            Sight::None => Ok(v.visible_in(z).len() as i64),
+            Sight::None => {
+                let s = v.state.borrow();
+                let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
+                Ok(s.pieces_in_any_order(z).filter(seen).count() as i64)
+            }
             _ => Ok(i64::from(v.state.borrow().count(z))),
         }
     });

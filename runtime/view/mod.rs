@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::event::describe_action;
 use crate::flow::Game;
-use crate::rules::{CounterSight, Defs, PieceId, SeatId, Sight, ZoneId};
+use crate::rules::{CounterSight, Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
 pub use sight::MASKED;
 pub(crate) use sight::{may_show_prop, visible};
 
@@ -179,9 +179,11 @@ pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
         h.write_u16(p);
         h.write_u8(u8::from(state.is_face_up(p)));
         let piece = &defs.pieces[p as usize];
-        for i in 0..defs.kinds[piece.kind as usize].props.len() {
-            let value = state.prop(piece.prop_base + i);
-            let shown = may_show_prop(defs, state, Some(seat), p, i, value);
+        let props = &defs.kinds[piece.kind as usize].props;
+        let values = state.props.get(piece.prop_base..piece.prop_base + props.len()).unwrap_or_default();
+        for (i, (def, &value)) in props.iter().zip(values).enumerate() {
+            // Only a reference to another piece can be hidden (see `may_show_prop`).
+            let shown = !matches!(def.kind, PropKind::Piece(_)) || may_show_prop(defs, state, Some(seat), p, i, value);
             h.write_i64(if shown { value } else { i64::MIN });
         }
     };

@@ -151,6 +151,7 @@ fn the_probe_gives_what_rhai_gives() {
         "joins [\"x.a!\", \"x.b!\", \"x.a!\", \"x.b!\", \"x.!\", \"n1\", \"n2\", \"n1\", \"n-3\"]",
         "std true false 5 0 false true true -5 true n7",
         "arrays [10, 22, 3, 4, 5, 60] 7 5 6 6 true false",
+        "grown 6 [1, 2, \"x\", 3] [] [1, 2]",
         "nested [[1, 2, 9], [30]] 9",
         "maps 11 2 3  7 [5, 2] true false",
         "keys 4",

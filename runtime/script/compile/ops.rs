@@ -221,6 +221,16 @@ pub(super) fn assign(
         *target = v;
         return Ok(());
     }
+    // `list += x` pushes `x` when it is not a list (Rhai's `+=` on a list is its `push`, or its
+    // `append` for a list).
+    if op == Op::Add
+        && !value.is_array()
+        && let Some(mut list) = target.write_lock::<rhai::Array>()
+    {
+        list.push(value);
+        drop(list);
+        return super::ctx::check_size(target, root);
+    }
     let (op_assign, op_name) = syntax;
     match ctx.call_rhai(op_assign, true, &mut [&mut *target, &mut value], pos) {
         Ok(_) => {}
@@ -244,6 +254,7 @@ pub(super) enum Std {
     Push,
     StartsWith,
     ToString,
+    Truncate,
 }
 
 impl Std {
@@ -258,6 +269,7 @@ impl Std {
             ("push", 2) => Std::Push,
             ("starts_with", 2) => Std::StartsWith,
             ("to_string", 1) => Std::ToString,
+            ("truncate", 2) => Std::Truncate,
             _ => return None,
         })
     }
@@ -309,6 +321,13 @@ impl Std {
             (Std::Push, [a, b]) => {
                 let mut list = a.write_lock::<Array>()?;
                 list.push(std::mem::take(*b));
+                Some(Dynamic::UNIT)
+            }
+            (Std::Truncate, [a, b]) => {
+                // As the library's `truncate`: a length of 0 or less empties the list.
+                let len = b.as_int().ok()?;
+                let mut list = a.write_lock::<Array>()?;
+                list.truncate(usize::try_from(len).unwrap_or(0));
                 Some(Dynamic::UNIT)
             }
             _ => None,

@@ -290,26 +290,8 @@ pub(super) fn register(engine: &mut Registry) {
         let p = g.piece(from)?;
         linked(&g.defs, &g.state.borrow(), p, &link_names(&links)?, None)
     });
-    engine.register_fn("count_where", |g: &mut GameApi, zone: ImmutableString, filter: Map| -> RhaiResult<i64> {
-        count_where(g, &zone, FilterArg::Map(&filter))
-    });
-    engine.register_filter_form("count_where", 3, 2, |args, f| {
-        let [g, zone, _] = args else { return None };
-        Some(
-            count_where(&*g.read_lock::<GameApi>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
-                .map(Dynamic::from),
-        )
-    });
-    engine.register_fn("pieces_where", |g: &mut GameApi, zone: ImmutableString, filter: Map| -> RhaiResult<Array> {
-        pieces_where(g, &zone, FilterArg::Map(&filter))
-    });
-    engine.register_filter_form("pieces_where", 3, 2, |args, f| {
-        let [g, zone, _] = args else { return None };
-        Some(
-            pieces_where(&*g.read_lock::<GameApi>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
-                .map(Dynamic::from),
-        )
-    });
+    engine.register_zone_filter_fn("count_where", count_where);
+    engine.register_zone_filter_fn("pieces_where", pieces_where);
     // One piece of `zone` for each of `values`, in order: the first (in the zone's order) whose
     // `prop` has that value and that is not picked yet; values no piece left has are skipped.
     // Dice spent on a list of faces: `game.pick(pool, "face", ["key", "torch"])`.

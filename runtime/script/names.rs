@@ -1,6 +1,6 @@
 //! Zone and counter names as scripts pass them, looked up once per string.
 //!
-//! Hooks name the same zones and counters over and over (`game.count("tunnel")` at every
+//! Hooks name the same zones and counters over and over (`game.count("track")` at every
 //! round), and looking a name up hashes and compares its text each time. Here a name is
 //! remembered by the identity of the string that carried it: a literal of the scripts is one
 //! string for the whole game, and a name a `+` builds in a loop is kept by that `+` (see
@@ -78,13 +78,13 @@ mod tests {
     #[test]
     fn a_name_is_remembered_by_its_string_not_its_text() {
         let cache = NameCache::default();
-        let tunnel = ImmutableString::from("tunnel");
-        assert_eq!(cache.find(&tunnel, |n| (n == "tunnel").then_some(3)), Some(3));
+        let track = ImmutableString::from("track");
+        assert_eq!(cache.find(&track, |n| (n == "track").then_some(3)), Some(3));
         // The same string (a copy shares it) is found without looking it up again.
-        assert_eq!(cache.find(&tunnel.clone(), |_| None), Some(3));
+        assert_eq!(cache.find(&track.clone(), |_| None), Some(3));
         // The same text in another string, or a part of the kept one, is looked up afresh.
-        assert_eq!(cache.find(&ImmutableString::from("tunnel"), |_| Some(7)), Some(7));
-        assert_eq!(cache.get(&tunnel[..3]), None);
+        assert_eq!(cache.find(&ImmutableString::from("track"), |_| Some(7)), Some(7));
+        assert_eq!(cache.get(&track[..3]), None);
         // A name the lookup does not know is not remembered.
         let nowhere = ImmutableString::from("nowhere");
         assert_eq!(cache.find(&nowhere, |_| None), None);

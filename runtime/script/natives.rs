@@ -11,10 +11,10 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use rhai::{Dynamic, Engine, ImmutableString, RhaiFunc, RhaiNativeFunc, Variant};
+use rhai::{Dynamic, Engine, ImmutableString, Map, RhaiFunc, RhaiNativeFunc, Variant};
 
 use super::RhaiResult;
-use super::board::Filter;
+use super::board::{Filter, FilterArg};
 
 /// One registered native: the types of its parameters (strings as `ImmutableString`, any type
 /// as `Dynamic`) and the function.
@@ -115,6 +115,24 @@ impl Registry<'_> {
         let form = FilterForm { arg, call: Rc::new(call) };
         self.natives.filter_forms.entry((name.into(), arity)).or_default().push(form);
         self
+    }
+
+    /// Registers a native `name(handle, zone, filter)` of handle type `H`: its ordinary form,
+    /// which reads the filter from the script's map at each call, and its filter form (the
+    /// same function given a filter prepared at load).
+    pub(crate) fn register_zone_filter_fn<H: Variant + Clone, R: Variant + Clone>(
+        &mut self,
+        name: &str,
+        native: fn(&H, &ImmutableString, FilterArg) -> RhaiResult<R>,
+    ) -> &mut Self {
+        self.register_fn(name, move |h: &mut H, zone: ImmutableString, filter: Map| -> RhaiResult<R> {
+            native(h, &zone, FilterArg::Map(&filter))
+        });
+        self.register_filter_form(name, 3, 2, move |args, prepared| {
+            let [h, zone, _] = args else { return None };
+            let (h, zone) = (h.read_lock::<H>()?, zone.read_lock::<ImmutableString>()?);
+            Some(native(&h, &zone, FilterArg::Prepared(prepared)).map(Dynamic::from))
+        })
     }
 
     /// Registers a custom type's name, as `Engine::register_type_with_name` does.

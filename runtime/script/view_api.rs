@@ -167,26 +167,8 @@ pub(super) fn register(engine: &mut Registry) {
         }
         Ok(prop_dynamic(&v.defs, &def.kind, value))
     });
-    engine.register_fn("pieces_where", |v: &mut SeatView, zone: ImmutableString, filter: Map| -> RhaiResult<Array> {
-        pieces_where(v, &zone, FilterArg::Map(&filter))
-    });
-    engine.register_filter_form("pieces_where", 3, 2, |args, f| {
-        let [v, zone, _] = args else { return None };
-        Some(
-            pieces_where(&*v.read_lock::<SeatView>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
-                .map(Dynamic::from),
-        )
-    });
-    engine.register_fn("count_where", |v: &mut SeatView, zone: ImmutableString, filter: Map| -> RhaiResult<i64> {
-        count_where(v, &zone, FilterArg::Map(&filter))
-    });
-    engine.register_filter_form("count_where", 3, 2, |args, f| {
-        let [v, zone, _] = args else { return None };
-        Some(
-            count_where(&*v.read_lock::<SeatView>()?, &*zone.read_lock::<ImmutableString>()?, FilterArg::Prepared(f))
-                .map(Dynamic::from),
-        )
-    });
+    engine.register_zone_filter_fn("pieces_where", pieces_where);
+    engine.register_zone_filter_fn("count_where", count_where);
     engine.register_fn("tally", |v: &mut SeatView, zone: &str, prop: &str| -> RhaiResult<Map> {
         let z = v.zone(zone)?;
         Ok(tally(&v.defs, &v.state.borrow(), z, prop, Some(v.seat)))

@@ -62,24 +62,35 @@ impl Op {
 /// zero, an operator computed elsewhere).
 #[inline]
 fn ints(op: Op, a: i64, b: i64) -> Option<Dynamic> {
+    if let Some(holds) = compare(op, &a, &b) {
+        return Some(Dynamic::from_bool(holds));
+    }
     Some(match op {
         Op::Add => Dynamic::from_int(a.checked_add(b)?),
         Op::Sub => Dynamic::from_int(a.checked_sub(b)?),
         Op::Mul => Dynamic::from_int(a.checked_mul(b)?),
         Op::Div => Dynamic::from_int(a.checked_div(b)?),
         Op::Rem => Dynamic::from_int(a.checked_rem(b)?),
-        Op::Eq => Dynamic::from_bool(a == b),
-        Op::Ne => Dynamic::from_bool(a != b),
-        Op::Lt => Dynamic::from_bool(a < b),
-        Op::Le => Dynamic::from_bool(a <= b),
-        Op::Gt => Dynamic::from_bool(a > b),
-        Op::Ge => Dynamic::from_bool(a >= b),
         Op::BitAnd => Dynamic::from_int(a & b),
         Op::BitOr => Dynamic::from_int(a | b),
         Op::BitXor => Dynamic::from_int(a ^ b),
         Op::Range => Dynamic::from(a..b),
         Op::RangeInclusive => Dynamic::from(a..=b),
-        Op::Other => return None,
+        _ => return None,
+    })
+}
+
+/// `a op b` for the six comparisons, on values of one ordered kind (numbers, texts).
+#[inline]
+fn compare<T: PartialOrd + ?Sized>(op: Op, a: &T, b: &T) -> Option<bool> {
+    Some(match op {
+        Op::Eq => a == b,
+        Op::Ne => a != b,
+        Op::Lt => a < b,
+        Op::Le => a <= b,
+        Op::Gt => a > b,
+        Op::Ge => a >= b,
+        _ => return None,
     })
 }
 
@@ -115,6 +126,9 @@ fn bools(op: Op, a: bool, b: bool) -> Option<Dynamic> {
 }
 
 fn strings(op: Op, a: &ImmutableString, b: &ImmutableString) -> Option<Dynamic> {
+    if let Some(holds) = compare(op, a.as_str(), b.as_str()) {
+        return Some(Dynamic::from_bool(holds));
+    }
     Some(match op {
         Op::Add if a.len() + b.len() <= MAX_DATA_SIZE => {
             if b.is_empty() {
@@ -128,12 +142,6 @@ fn strings(op: Op, a: &ImmutableString, b: &ImmutableString) -> Option<Dynamic> 
                 Dynamic::from(ImmutableString::from(s))
             }
         }
-        Op::Eq => Dynamic::from_bool(a == b),
-        Op::Ne => Dynamic::from_bool(a != b),
-        Op::Lt => Dynamic::from_bool(a < b),
-        Op::Le => Dynamic::from_bool(a <= b),
-        Op::Gt => Dynamic::from_bool(a > b),
-        Op::Ge => Dynamic::from_bool(a >= b),
         _ => return None,
     })
 }

@@ -187,20 +187,101 @@ pub(super) fn filters(defs: &Defs, maps: &Array) -> RhaiResult<Vec<Filter>> {
         .collect()
 }
 
-/// A filter a native is given: a script's map, read at the call, or a literal map the compiler
-/// prepared at load (see `natives::FilterForm`).
+/// A filter a native is given: a script's map, read at the call; a literal map the compiler
+/// prepared at load; or a map written with values computed at the call (`#{ at: here }`), which
+/// the compiler turned into a [`BuiltFilter`] and the values the call computed (see
+/// `natives::FilterForm`).
 #[derive(Clone, Copy)]
 pub(super) enum FilterArg<'a> {
     Map(&'a Map),
     Prepared(&'a Filter),
+    /// The values are one value, or an array of them when the map computes several.
+    Built(&'a BuiltFilter, &'a Dynamic),
 }
 
 impl<'a> FilterArg<'a> {
     /// The filter, read from the map if it is one (where a bad map is reported).
-    pub(super) fn resolve(self, defs: &Defs) -> RhaiResult<std::borrow::Cow<'a, Filter>> {
+    pub(super) fn resolve(self, defs: &Defs) -> RhaiResult<FilterRef<'a>> {
         match self {
-            FilterArg::Map(map) => Filter::new(defs, map).map(std::borrow::Cow::Owned),
-            FilterArg::Prepared(f) => Ok(std::borrow::Cow::Borrowed(f)),
+            FilterArg::Map(map) => Filter::new(defs, map).map(FilterRef::Owned),
+            FilterArg::Prepared(f) => Ok(FilterRef::Borrowed(f)),
+            FilterArg::Built(built, values) => Ok(built.fill(defs, values)),
+        }
+    }
+}
+
+/// A filter as a native reads it (see [`FilterArg::resolve`]).
+pub(super) enum FilterRef<'a> {
+    Owned(Filter),
+    Borrowed(&'a Filter),
+    /// A [`BuiltFilter`]'s own filter, filled in for this call.
+    Filled(std::cell::RefMut<'a, Filter>),
+}
+
+impl std::ops::Deref for FilterRef<'_> {
+    type Target = Filter;
+    fn deref(&self) -> &Filter {
+        match self {
+            FilterRef::Owned(f) => f,
+            FilterRef::Borrowed(f) => f,
+            FilterRef::Filled(f) => f,
+        }
+    }
+}
+
+/// A filter map whose values are partly computed at the call, such as `#{ at: here }`, turned
+/// into a filter at load with those values left blank: each call fills them in, where building
+/// the map would allocate it and parsing it would look every name up again.
+pub(super) struct BuiltFilter {
+    /// The filter filled in at each call. It keeps what its tests learn about the pieces'
+    /// kinds from one call to the next.
+    filter: std::cell::RefCell<Filter>,
+    /// The filter as prepared, for a call made while `filter` is in use (a native never calls
+    /// a script, so this is only a safeguard).
+    blank: Filter,
+    /// For each value computed at the call, in the map's order, its test in the filter.
+    computed: Vec<usize>,
+}
+
+impl BuiltFilter {
+    /// The filter of `map`, a map of the literal values with `()` for those computed at the
+    /// call, whose keys are `computed` in the order they are computed. `None` if the rules
+    /// reject the map (an unknown kind), or if the kind is one of the computed values.
+    pub(super) fn new(defs: &Defs, map: &Map, computed: &[&str]) -> Option<BuiltFilter> {
+        let blank = Filter::new(defs, map).ok()?;
+        let computed = computed
+            .iter()
+            .map(|&key| blank.props.iter().position(|t| t.name.as_str() == key))
+            .collect::<Option<Vec<_>>>()?;
+        Some(BuiltFilter { filter: std::cell::RefCell::new(blank.clone()), blank, computed })
+    }
+
+    /// How many values each call computes.
+    pub(super) fn computed(&self) -> usize {
+        self.computed.len()
+    }
+
+    fn fill<'a>(&'a self, defs: &Defs, values: &Dynamic) -> FilterRef<'a> {
+        let list = values.read_lock::<Array>();
+        let values = match &list {
+            Some(list) if self.computed.len() > 1 => list.as_slice(),
+            _ => std::slice::from_ref(values),
+        };
+        let set = |f: &mut Filter| {
+            for (&test, value) in self.computed.iter().zip(values) {
+                f.props[test].set(defs, value);
+            }
+        };
+        match self.filter.try_borrow_mut() {
+            Ok(mut f) => {
+                set(&mut f);
+                FilterRef::Filled(f)
+            }
+            Err(_) => {
+                let mut f = self.blank.clone();
+                set(&mut f);
+                FilterRef::Owned(f)
+            }
         }
     }
 }
@@ -231,6 +312,14 @@ struct PropTest {
     memo: std::cell::Cell<Option<(u16, Option<usize>)>>,
 }
 
+impl PropTest {
+    /// Sets the wanted value.
+    fn set(&mut self, defs: &Defs, value: &Dynamic) {
+        self.int = value.as_int().ok();
+        self.word = value.read_lock::<ImmutableString>().map(|w| defs.symbol(&w));
+    }
+}
+
 impl Filter {
     pub(super) fn new(defs: &Defs, map: &Map) -> RhaiResult<Filter> {
         let mut f = Filter { kind: None, props: Vec::with_capacity(map.len()), seat: None };
@@ -243,12 +332,9 @@ impl Filter {
                     None => return fail(format!("no component kind named `{name}`")),
                 }
             } else {
-                f.props.push(PropTest {
-                    name: k.clone(),
-                    int: v.as_int().ok(),
-                    word: v.read_lock::<ImmutableString>().map(|w| defs.symbol(&w)),
-                    memo: std::cell::Cell::new(None),
-                });
+                let mut test = PropTest { name: k.clone(), int: None, word: None, memo: std::cell::Cell::new(None) };
+                test.set(defs, v);
+                f.props.push(test);
             }
         }
         Ok(f)

@@ -318,7 +318,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_filter_form("move_where", 4, 2, |args, f| {
         let [g, from, _, to] = args else { return None };
         let (from, to) = (from.read_lock::<ImmutableString>()?, to.read_lock::<ImmutableString>()?);
-        Some(move_where(&*g.read_lock::<GameApi>()?, &from, FilterArg::Prepared(f), &to).map(Dynamic::from))
+        Some(move_where(&*g.read_lock::<GameApi>()?, &from, f, &to).map(Dynamic::from))
     });
     engine.register_fn("sum", |g: &mut GameApi, zone: ImmutableString, prop: &str| -> RhaiResult<i64> {
         g.scan()?;
@@ -335,7 +335,7 @@ pub(super) fn register(engine: &mut Registry) {
         let [g, zone, prop, _] = args else { return None };
         let (zone, prop) = (zone.read_lock::<ImmutableString>()?, prop.read_lock::<ImmutableString>()?);
         let g = g.read_lock::<GameApi>()?;
-        Some(g.scan().and_then(|()| sum_where(&g, &zone, &prop, FilterArg::Prepared(f))).map(Dynamic::from))
+        Some(g.scan().and_then(|()| sum_where(&g, &zone, &prop, f)).map(Dynamic::from))
     });
     engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
         let p = g.piece(piece)?;

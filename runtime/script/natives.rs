@@ -14,7 +14,7 @@ use std::rc::Rc;
 use rhai::{Dynamic, Engine, ImmutableString, Map, RhaiFunc, RhaiNativeFunc, Variant};
 
 use super::RhaiResult;
-use super::board::{Filter, FilterArg};
+use super::board::FilterArg;
 
 /// One registered native: the types of its parameters (strings as `ImmutableString`, any type
 /// as `Dynamic`) and the function.
@@ -31,22 +31,23 @@ pub(crate) struct Natives {
     filter_forms: HashMap<(ImmutableString, usize), Vec<FilterForm>>,
 }
 
-/// A native's form for call sites whose filter argument is a literal map: the compiler turns
-/// the map into a [`Filter`] once, at load, and the call passes it by reference, where the
+/// A native's form for call sites whose filter argument is written as a map: the compiler turns
+/// the map into a `Filter` once, at load, and the call passes it by reference, where the
 /// ordinary form copies the map and parses it at every call (`count_where(zone, #{ kind:
-/// "token" })` in a loop).
+/// "token" })` in a loop). A map with values computed at the call (`#{ at: here }`) becomes a
+/// filter whose values the call fills in, without building the map.
 #[derive(Clone)]
 pub(crate) struct FilterForm {
     /// Which argument is the filter (the method call's target is argument 0).
     pub(crate) arg: usize,
     /// The native, given the call's arguments (the filter's place holds `()`) and the prepared
-    /// filter; `None` when the other arguments are not of the types it takes, and the call
+    /// filter (`FilterArg::Prepared` or `FilterArg::Built`); `None` when the other arguments are not of the types it takes, and the call
     /// must then go the ordinary way (which finds another native, or reports Rhai's error).
     pub(crate) call: Rc<FilterCall>,
 }
 
 /// The function of a [`FilterForm`].
-pub(crate) type FilterCall = dyn Fn(&mut [&mut Dynamic], &Filter) -> Option<RhaiResult<Dynamic>>;
+pub(crate) type FilterCall = dyn Fn(&mut [&mut Dynamic], FilterArg) -> Option<RhaiResult<Dynamic>>;
 
 impl Natives {
     /// tabula's natives of this name and arity, in the order registered, with their parameter
@@ -110,7 +111,7 @@ impl Registry<'_> {
         name: &str,
         arity: usize,
         arg: usize,
-        call: impl Fn(&mut [&mut Dynamic], &Filter) -> Option<RhaiResult<Dynamic>> + 'static,
+        call: impl Fn(&mut [&mut Dynamic], FilterArg) -> Option<RhaiResult<Dynamic>> + 'static,
     ) -> &mut Self {
         let form = FilterForm { arg, call: Rc::new(call) };
         self.natives.filter_forms.entry((name.into(), arity)).or_default().push(form);
@@ -131,7 +132,7 @@ impl Registry<'_> {
         self.register_filter_form(name, 3, 2, move |args, prepared| {
             let [h, zone, _] = args else { return None };
             let (h, zone) = (h.read_lock::<H>()?, zone.read_lock::<ImmutableString>()?);
-            Some(native(&h, &zone, FilterArg::Prepared(prepared)).map(Dynamic::from))
+            Some(native(&h, &zone, prepared).map(Dynamic::from))
         })
     }
 

@@ -163,6 +163,8 @@ fn the_probe_gives_what_rhai_gives() {
         // Tokens 0..3 after the changes: red 0, blue 0, blue 5, red 2. A word the rules do not
         // know ("green") and a property no token has match nothing.
         "filters [2, 1, 2, [0, 3], 2, 0, 0, 2, 2]",
+        // The same tokens, with the blue ones 1 and 2 (n 0 and 5).
+        "computed [2, 1, 1, 0, 0, [1, 2], 5, 1, 1]",
         "pointer 13",
     ];
     assert_eq!(compiled, expected);
@@ -189,7 +191,7 @@ fn only_what_the_compiler_does_not_cover_runs_on_rhai() {
 
 #[test]
 fn errors_read_the_same_compiled_and_interpreted() {
-    for fail in 1..=8 {
+    for fail in 1..=10 {
         let fail = fail.to_string();
         let error = |interpret: bool| {
             let rules = Rc::new(load("tests/fixtures/compiled", &[], &[("fail", &fail)], interpret));
@@ -208,7 +210,9 @@ fn errors_read_the_same_compiled_and_interpreted() {
             "5" => "more than 64 deep",
             "6" => "too large",
             "7" => "Function not found: count_where (Game, i64, map)",
-            _ => "no component kind named `nothing`",
+            "8" => "no component kind named `nothing`",
+            "9" => "Function not found: count_where (Game, i64, map)",
+            _ => "no zone named `nowhere`",
         };
         assert!(compiled.contains(expected), "fail = {fail}: {compiled}");
     }

@@ -12,7 +12,7 @@ use super::ctx::{ContextStore, Ctx, Res, check_size, fill_position, over_limit, 
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
-use crate::script::board::Filter;
+use crate::script::board::{BuiltFilter, Filter, FilterArg};
 use crate::script::natives::{FilterForm, Natives};
 
 /// Names Rhai handles itself when called like functions: the compiler leaves them to Rhai.
@@ -418,20 +418,87 @@ impl<'a> FnCompiler<'a> {
         }
     }
 
-    /// Prepares a literal filter map among a native call's arguments once, if the native has a
-    /// filter form for it (see `natives::FilterForm`): its code then yields `()`, and the site
-    /// passes the prepared filter. `exprs` and `evals` are the call's arguments from argument
-    /// `first` on (a method call's target is argument 0). A map the rules reject (a kind that
-    /// does not exist) is left as it is, to be reported at the call as before.
-    pub(super) fn prepare_filter(&self, site: &mut NativeSite, exprs: &[Expr], first: usize, evals: &mut [Eval]) {
-        let forms = self.natives.filter_forms(&site.name, exprs.len() + first);
+    /// Prepares a filter map among a native call's arguments once, if the native has a filter
+    /// form for it (see `natives::FilterForm`). A literal map becomes a filter, and its code
+    /// then yields `()`; a map with values computed at the call (`#{ at: here }`) becomes a
+    /// filter with those values blank, and its code yields just the values. `exprs` and
+    /// `evals` are the call's arguments from argument `first` on (a method call's target is
+    /// argument 0). A map the rules reject (a kind that does not exist), or whose kind is
+    /// computed, is left as it is, to be reported at the call as before.
+    pub(super) fn prepare_filter(&mut self, site: &mut NativeSite, exprs: &[Expr], first: usize, evals: &mut [Eval]) {
+        let natives = self.natives;
+        let forms = natives.filter_forms(&site.name, exprs.len() + first);
         let Some(arg) = forms.first().map(|f| f.arg) else { return };
         let Some(j) = arg.checked_sub(first).filter(|&j| j < exprs.len()) else { return };
-        let Some(map) = literal_map(&exprs[j]) else { return };
-        let Ok(filter) = Filter::new(self.rules, &map) else { return };
-        evals[j] = constant(Dynamic::UNIT);
+        let filter = if let Some(map) = literal_map(&exprs[j]) {
+            let Ok(filter) = Filter::new(self.rules, &map) else { return };
+            evals[j] = constant(Dynamic::UNIT);
+            Prepared::Literal(filter, Dynamic::from_map(map))
+        } else if let Expr::Map(x, _) = &exprs[j] {
+            let Some((values, built, template, keys)) = self.built_filter(&x.0, &x.1) else { return };
+            evals[j] = values;
+            Prepared::Built(built, template, keys)
+        } else {
+            return;
+        };
         let forms = forms.iter().filter(|f| f.arg == arg).cloned().collect();
-        site.prepared = Some(Rc::new(PreparedFilter { arg, map: Dynamic::from_map(map), filter, forms }));
+        site.prepared = Some(Rc::new(PreparedFilter { arg, filter, forms }));
+    }
+
+    /// A filter map with values computed at the call, as a [`BuiltFilter`]: the code that
+    /// computes the values (one value, or an array of them), checking sizes as building the
+    /// map would; the filter; and the map of its literal values with the keys of the others,
+    /// to build the map for a call that goes the ordinary way after all.
+    fn built_filter(
+        &mut self,
+        entries: &[(rhai::Ident, Expr)],
+        template: &Map,
+    ) -> Option<(Eval, BuiltFilter, Map, Vec<rhai::Identifier>)> {
+        let mut literals = template.clone();
+        let mut keys = Vec::new();
+        let mut steps = Vec::new();
+        for (key, value) in entries {
+            match literal(value) {
+                Some(v) => {
+                    steps.push((None, super::ctx::data_sizes(&v), value.position()));
+                    literals.insert(key.name.as_str().into(), v);
+                }
+                None => {
+                    steps.push((Some(self.expr(value).ok()?), (0, 0, 0), value.position()));
+                    keys.push(rhai::Identifier::from(key.name.as_str()));
+                }
+            }
+        }
+        let names = keys.iter().map(|k| k.as_str()).collect::<Vec<_>>();
+        let built = BuiltFilter::new(self.rules, &literals, &names)?;
+        let single = built.computed() == 1;
+        let values: Eval = Box::new(move |c| {
+            let mut sizes = (0, 0, 0);
+            let mut list = rhai::Array::new();
+            let mut one = Dynamic::UNIT;
+            for (code, literal_sizes, pos) in &steps {
+                let (a, m, s) = match code {
+                    None => *literal_sizes,
+                    Some(code) => {
+                        let value = code(c)?.flatten();
+                        let value_sizes = super::ctx::data_sizes(&value);
+                        if single {
+                            one = value
+                        } else {
+                            list.push(value)
+                        }
+                        value_sizes
+                    }
+                };
+                sizes = (sizes.0 + a, sizes.1 + m + 1, sizes.2 + s);
+                over_limit(sizes, *pos)?;
+            }
+            Ok(if single { one } else { Dynamic::from_array(list) })
+        });
+        for key in &keys {
+            literals.remove(key.as_str());
+        }
+        Some((values, built, literals, keys))
     }
 
     /// The compiled script function a method call `x.name(args)` means, if any: one with as many
@@ -473,15 +540,44 @@ pub(super) struct NativeSite {
     pub(super) prepared: Option<Rc<PreparedFilter>>,
 }
 
-/// A call site's literal filter map, prepared once (see [`FnCompiler::prepare_filter`]).
+/// A call site's filter map, prepared once (see [`FnCompiler::prepare_filter`]).
 pub(super) struct PreparedFilter {
     /// Which argument it is (a method call's target is argument 0).
     arg: usize,
-    /// The map, for a call that goes the ordinary way after all.
-    map: Dynamic,
-    filter: Filter,
+    filter: Prepared,
     /// The natives' filter forms for this argument.
     forms: Vec<FilterForm>,
+}
+
+/// What a call site's filter map became at load.
+enum Prepared {
+    /// A literal map: its filter, and the map, for a call that goes the ordinary way after all.
+    Literal(Filter, Dynamic),
+    /// A map with values computed at the call: its filter, and for a call that goes the
+    /// ordinary way, the map of its literal values and the keys of the computed ones.
+    Built(BuiltFilter, Map, Vec<rhai::Identifier>),
+}
+
+impl PreparedFilter {
+    /// The map the script wrote, from what the argument's code yielded.
+    fn map(&self, values: Dynamic) -> Dynamic {
+        match &self.filter {
+            Prepared::Literal(_, map) => map.clone(),
+            Prepared::Built(_, literals, keys) => {
+                let mut map = literals.clone();
+                match keys.as_slice() {
+                    [key] => {
+                        map.insert(key.clone(), values);
+                    }
+                    keys => {
+                        let values = values.into_array().unwrap_or_default();
+                        map.extend(keys.iter().cloned().zip(values));
+                    }
+                }
+                Dynamic::from_map(map)
+            }
+        }
+    }
 }
 
 impl NativeSite {
@@ -516,17 +612,26 @@ impl NativeSite {
         let pos = self.pos;
         let by_ref = first.is_some();
         if let Some(p) = &self.prepared {
+            let Some(at) = p.arg.checked_sub(usize::from(by_ref)).filter(|&i| i < rest.len()) else {
+                return Err("internal: a filter outside the call's arguments".into());
+            };
+            // The filter's place holds `()`, or the values computed for it, taken out for the
+            // call.
+            let values = std::mem::take(&mut rest[at]);
+            let filter = match &p.filter {
+                Prepared::Literal(filter, _) => FilterArg::Prepared(filter),
+                Prepared::Built(built, ..) => FilterArg::Built(built, &values),
+            };
             let done = with_refs(first.as_deref_mut(), rest, |refs| {
-                let v = p.forms.iter().find_map(|form| (form.call)(refs, &p.filter))?;
+                let v = p.forms.iter().find_map(|form| (form.call)(refs, filter))?;
                 Some(v.and_then(|v| check_size(&v, pos).map(|()| v)))
             });
             if let Some(result) = done {
+                release(values);
                 return result.map_err(|e| fill_position(e, pos));
             }
             // The other arguments fit no filter form: the map goes back in its place.
-            if let Some(slot) = p.arg.checked_sub(usize::from(by_ref)).and_then(|i| rest.get_mut(i)) {
-                *slot = p.map.clone();
-            }
+            rest[at] = p.map(values);
         }
         let types = first.as_deref().into_iter().chain(rest.iter()).map(Dynamic::type_id);
         if let Some(func) = self.candidates.pick(types) {

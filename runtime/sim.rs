@@ -17,7 +17,7 @@ use crate::rng::Rng;
 use crate::rules::load::LoadOptions;
 use crate::rules::{ActionId, Rules, SeatId};
 use crate::state::Action;
-use crate::view::sight_fingerprint;
+use crate::view::{seat_fingerprint, sight_fingerprint, sight_is_shared, table_fingerprint};
 
 /// How to run a simulation.
 #[derive(Clone, Debug)]
@@ -206,6 +206,9 @@ pub struct Scheduler {
     /// taken: a seat woken by a change it sees and that then waits again is not fingerprinted
     /// twice for the same state.
     last_sight: Vec<Option<Idle>>,
+    /// When every seat sees the table alike (`view::sight_is_shared`): the table's part of the
+    /// fingerprints, at the change count it was taken, shared by the waiting seats.
+    shared_table: Option<Option<Idle>>,
     /// The game time of the turn last handed out.
     at: i64,
     looks: u64,
@@ -228,6 +231,7 @@ impl Scheduler {
             ready: vec![game.clock(); game.players() as usize],
             idle: vec![None; game.players() as usize],
             last_sight: vec![None; game.players() as usize],
+            shared_table: sight_is_shared(game.rules()).then_some(None),
             at: game.clock(),
             looks: 0,
             max_looks: max_decisions.saturating_mul(10),
@@ -311,7 +315,7 @@ impl Scheduler {
         // Waiting, or an action that changed nothing: wait until the seat sees a change.
         self.idle[s] = (!changed).then(|| match self.last_sight[s] {
             Some(seen) if seen.changes == changes => seen,
-            _ => Idle { changes, sight: sight_fingerprint(game, seat) },
+            _ => Idle { changes, sight: self.fingerprint(game, seat) },
         });
         if let Some(idle) = self.idle[s] {
             self.last_sight[s] = Some(idle);
@@ -324,6 +328,22 @@ impl Scheduler {
         (self.ready.get(seat as usize).copied().unwrap_or(0), self.idle.get(seat as usize).is_some_and(|i| i.is_some()))
     }
 
+    /// `view::sight_fingerprint(game, seat)`, with the table's part taken once per change when
+    /// every seat sees the table alike.
+    fn fingerprint(&mut self, game: &Game, seat: SeatId) -> u64 {
+        let Some(shared) = &mut self.shared_table else { return sight_fingerprint(game, seat) };
+        let changes = game.state().changes();
+        let table = match *shared {
+            Some(Idle { changes: at, sight }) if at == changes => sight,
+            _ => {
+                let sight = table_fingerprint(game, seat);
+                *shared = Some(Idle { changes, sight });
+                sight
+            }
+        };
+        seat_fingerprint(game, seat, table)
+    }
+
     /// Whether a waiting seat still sees nothing new (checked cheaply when nothing changed).
     fn still_idle(&mut self, game: &Game, seat: SeatId) -> bool {
         let Some(idle) = self.idle[seat as usize] else { return false };
@@ -331,7 +351,7 @@ impl Scheduler {
         if changes == idle.changes {
             return true;
         }
-        let sight = sight_fingerprint(game, seat);
+        let sight = self.fingerprint(game, seat);
         self.last_sight[seat as usize] = Some(Idle { changes, sight });
         if sight == idle.sight {
             self.idle[seat as usize] = Some(Idle { changes, ..idle });

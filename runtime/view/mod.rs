@@ -158,6 +158,20 @@ pub fn view(game: &Game, seat: Option<SeatId>) -> View {
 /// see does not tell it, by waking it, that something happened. Built without allocating: it is
 /// taken for every waiting seat after every change.
 pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
+    seat_fingerprint(game, seat, table_fingerprint(game, seat))
+}
+
+/// Whether every seat sees the table alike: no zone shows its owner more than the others, and
+/// no counter is shown to its owner only. Then [`table_fingerprint`] is the same for every
+/// seat, and a scheduler may take it once per change for all of them.
+pub fn sight_is_shared(defs: &Defs) -> bool {
+    defs.zones.iter().all(|z| z.owner.is_none() || z.owner_sees == z.others_see)
+        && defs.counters.iter().all(|c| c.visible != CounterSight::Owner || c.owner.is_none())
+}
+
+/// The part of [`sight_fingerprint`] that is what `seat` sees of the table (phase, outcome,
+/// counters, pieces, timers); the rest is who may act and the seat's own prompt.
+pub fn table_fingerprint(game: &Game, seat: SeatId) -> u64 {
     use std::hash::Hasher;
     let defs = &**game.rules();
     let state = game.state();
@@ -211,6 +225,17 @@ pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
             }
         }
     }
+    // Timers are public: a timer that fires is seen by everyone, even if it changes nothing.
+    h.write_usize(state.next_timer);
+    h.finish()
+}
+
+/// [`sight_fingerprint`] from the seat's [`table_fingerprint`]: who may act, and the seat's
+/// own prompt.
+pub fn seat_fingerprint(game: &Game, seat: SeatId, table: u64) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u64(table);
     for s in game.acting() {
         h.write_u8(s);
     }
@@ -218,8 +243,6 @@ pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
         h.write_u16(p.action);
         std::hash::Hash::hash(&p.fixed, &mut h);
     }
-    // Timers are public: a timer that fires is seen by everyone, even if it changes nothing.
-    h.write_usize(state.next_timer);
     h.finish()
 }
 

@@ -42,26 +42,31 @@ pub(super) fn graph_distances(defs: &Defs, start: ZoneId, most: i64, towards: bo
 /// pieces `seat` can see are counted (all of them for `None`).
 pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<SeatId>) -> Map {
     let mut out = Map::new();
+    // The property's index within the last kind of piece met: a zone mostly holds one kind.
+    let mut memo: Option<(u16, Option<usize>)> = None;
     // The counts do not depend on the order of the pieces.
     for p in state.pieces_in_any_order(zone) {
         if !crate::view::sight::visible(defs, state, seat, zone, p) {
             continue;
         }
-        let Some((slot, def)) = defs.prop_ref(p, prop) else { continue };
+        let piece = &defs.pieces[p as usize];
+        let index = match memo {
+            Some((kind, index)) if kind == piece.kind => index,
+            _ => {
+                let index = defs.kinds[piece.kind as usize].prop(prop);
+                memo = Some((piece.kind, index));
+                index
+            }
+        };
+        let Some(index) = index else { continue };
+        let (slot, def) = (piece.prop_base + index, &defs.kinds[piece.kind as usize].props[index]);
         let value = state.prop(slot);
         // Words (dice faces) are counted under their own name, with no string built; a
         // reference to a piece the seat cannot see is counted under "?".
         let name: std::borrow::Cow<str> = match (&def.kind, defs.symbols.get(value as usize)) {
             (PropKind::Word(_), Some(word)) => word.as_str().into(),
             (_, _)
-                if !crate::view::sight::may_show_prop(
-                    defs,
-                    state,
-                    seat,
-                    p,
-                    slot - defs.pieces[p as usize].prop_base,
-                    value,
-                ) =>
+                if !crate::view::sight::may_show_prop(defs, state, seat, p, index, value) =>
             {
                 crate::view::sight::MASKED.into()
             }

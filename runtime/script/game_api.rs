@@ -239,9 +239,9 @@ pub(super) fn register(engine: &mut Registry) {
         let p = g.piece(piece)?;
         Ok(g.defs.kind_names[g.defs.pieces[p as usize].kind as usize].clone())
     });
-    engine.register_fn("prop", |g: &mut GameApi, piece: i64, name: &str| -> RhaiResult<Dynamic> {
+    engine.register_fn("prop", |g: &mut GameApi, piece: i64, name: ImmutableString| -> RhaiResult<Dynamic> {
         let p = g.piece(piece)?;
-        let Some((slot, def)) = g.defs.prop_ref(p, name) else {
+        let Some((slot, def)) = g.names.prop(&g.defs, p, &name) else {
             return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
         };
         Ok(prop_dynamic(&g.defs, &def.kind, g.state.borrow().prop(slot)))

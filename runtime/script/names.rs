@@ -1,4 +1,4 @@
-//! Zone and counter names as scripts pass them, looked up once per string.
+//! Zone, counter and property names as scripts pass them, looked up once per string.
 //!
 //! Hooks name the same zones and counters over and over (`game.count("track")` at every
 //! round), and looking a name up hashes and compares its text each time. Here a name is
@@ -13,9 +13,10 @@ use std::cell::RefCell;
 use rhai::ImmutableString;
 
 /// A small cache from a name's string to an id (a zone's, a counter's), direct-mapped by the
-/// string's address.
+/// string's address. A name may also be remembered within a scope, such as a property's name
+/// within a kind of piece (the scope is 0 for names of the whole ruleset).
 pub(crate) struct NameCache {
-    slots: RefCell<Vec<Option<(ImmutableString, u16)>>>,
+    slots: RefCell<Vec<Option<(ImmutableString, u16, u16)>>>,
 }
 
 impl Default for NameCache {
@@ -28,38 +29,55 @@ impl NameCache {
     /// How many names it remembers at most: more than a ruleset's hot names.
     const SLOTS: usize = 64;
 
-    fn slot(name: &str) -> usize {
+    fn slot(name: &str, scope: u16) -> usize {
         let address = name.as_ptr() as usize;
-        ((address >> 4) ^ (address >> 10)) % Self::SLOTS
+        ((address >> 4) ^ (address >> 10) ^ usize::from(scope)) % Self::SLOTS
     }
 
     /// The id remembered for this very string, if any.
     pub(crate) fn get(&self, name: &str) -> Option<u16> {
+        self.get_in(0, name)
+    }
+
+    /// The id remembered for this very string within `scope`, if any.
+    pub(crate) fn get_in(&self, scope: u16, name: &str) -> Option<u16> {
         let slots = self.slots.try_borrow().ok()?;
-        match &slots[Self::slot(name)] {
-            Some((kept, id)) if kept.as_ptr() == name.as_ptr() && kept.len() == name.len() => Some(*id),
+        match &slots[Self::slot(name, scope)] {
+            Some((kept, s, id)) if kept.as_ptr() == name.as_ptr() && kept.len() == name.len() && *s == scope => {
+                Some(*id)
+            }
             _ => None,
         }
     }
 
-    /// Remembers `id` for the string `name` (an empty one is not remembered: it has no text of
-    /// its own to tell it apart).
-    pub(crate) fn put(&self, name: &ImmutableString, id: u16) {
+    /// Remembers `id` for the string `name` within `scope` (an empty string is not remembered:
+    /// it has no text of its own to tell it apart).
+    fn put(&self, scope: u16, name: &ImmutableString, id: u16) {
         if name.is_empty() {
             return;
         }
         if let Ok(mut slots) = self.slots.try_borrow_mut() {
-            slots[Self::slot(name)] = Some((name.clone(), id));
+            slots[Self::slot(name, scope)] = Some((name.clone(), scope, id));
         }
     }
 
     /// The id of `name`: remembered, or found by `find` and remembered.
     pub(crate) fn find(&self, name: &ImmutableString, find: impl FnOnce(&str) -> Option<u16>) -> Option<u16> {
-        if let Some(id) = self.get(name) {
+        self.find_in(0, name, find)
+    }
+
+    /// The id of `name` within `scope`: remembered, or found by `find` and remembered.
+    pub(crate) fn find_in(
+        &self,
+        scope: u16,
+        name: &ImmutableString,
+        find: impl FnOnce(&str) -> Option<u16>,
+    ) -> Option<u16> {
+        if let Some(id) = self.get_in(scope, name) {
             return Some(id);
         }
         let id = find(name)?;
-        self.put(name, id);
+        self.put(scope, name, id);
         Some(id)
     }
 }
@@ -69,6 +87,24 @@ impl NameCache {
 pub(crate) struct Names {
     pub(crate) zones: NameCache,
     pub(crate) counters: NameCache,
+    /// Property names, within each kind of piece (the scope is the kind).
+    pub(crate) props: NameCache,
+}
+
+impl Names {
+    /// The slot of `piece`'s property `name` and its definition, the name looked up once per
+    /// string and kind.
+    pub(crate) fn prop<'d>(
+        &self,
+        defs: &'d crate::rules::Defs,
+        piece: crate::rules::PieceId,
+        name: &ImmutableString,
+    ) -> Option<(usize, &'d crate::rules::PropDef)> {
+        let def = defs.pieces.get(piece as usize)?;
+        let kind = &defs.kinds[def.kind as usize];
+        let i = self.props.find_in(def.kind, name, |n| kind.prop(n).and_then(|i| u16::try_from(i).ok()))?;
+        Some((def.prop_base + usize::from(i), kind.props.get(usize::from(i))?))
+    }
 }
 
 #[cfg(test)]
@@ -89,5 +125,9 @@ mod tests {
         let nowhere = ImmutableString::from("nowhere");
         assert_eq!(cache.find(&nowhere, |_| None), None);
         assert_eq!(cache.get(&nowhere), None);
+        // Within a scope, the same string may mean another id.
+        assert_eq!(cache.find_in(2, &track, |_| Some(9)), Some(9));
+        assert_eq!(cache.get_in(2, &track), Some(9));
+        assert_eq!(cache.get_in(5, &track), None);
     }
 }

@@ -153,9 +153,9 @@ pub(super) fn register(engine: &mut Registry) {
         let Some(p) = v.defs.piece(name) else { return fail(format!("no piece named `{name}`")) };
         v.seen(i64::from(p)).map(i64::from)
     });
-    engine.register_fn("prop", |v: &mut SeatView, piece: i64, name: &str| -> RhaiResult<Dynamic> {
+    engine.register_fn("prop", |v: &mut SeatView, piece: i64, name: ImmutableString| -> RhaiResult<Dynamic> {
         let p = v.seen(piece)?;
-        let Some((slot, def)) = v.defs.prop_ref(p, name) else {
+        let Some((slot, def)) = v.names.prop(&v.defs, p, &name) else {
             return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
         };
         let state = v.state.borrow();

@@ -65,9 +65,7 @@ pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: 
         // reference to a piece the seat cannot see is counted under "?".
         let name: std::borrow::Cow<str> = match (&def.kind, defs.symbols.get(value as usize)) {
             (PropKind::Word(_), Some(word)) => word.as_str().into(),
-            (_, _)
-                if !crate::view::sight::may_show_prop(defs, state, seat, p, index, value) =>
-            {
+            (_, _) if !crate::view::sight::may_show_prop(defs, state, seat, p, index, value) => {
                 crate::view::sight::MASKED.into()
             }
             _ => defs.show_prop(&def.kind, value).into(),

@@ -171,7 +171,12 @@ impl<'a> Ctx<'a> {
             pop_to(&mut self.stack, new_base);
             return (Err(e), this);
         }
-        self.stack.resize(new_base + function.slots, Dynamic::UNIT);
+        // Pushed rather than `resize`d: `resize` clones `()` through `Dynamic::clone`.
+        let frame_end = new_base + function.slots;
+        while self.stack.len() < frame_end {
+            self.stack.push(Dynamic::UNIT);
+        }
+        self.stack.truncate(frame_end);
         let (old_base, old_bound) = (self.base, self.this_bound);
         self.base = new_base;
         self.this_bound = bound;
@@ -294,6 +299,10 @@ pub(super) fn push_args(c: &mut Ctx, args: &[super::Eval]) -> Res<()> {
 /// Elements of arrays, entries of maps and bytes of strings in a value, through nesting, as
 /// Rhai counts them.
 pub(super) fn data_sizes(value: &Dynamic) -> (usize, usize, usize) {
+    // Most values are plain: no need to ask for each kind of container.
+    if value.is_int() || value.is_unit() || value.is_bool() {
+        return (0, 0, 0);
+    }
     if let Some(a) = value.read_lock::<Array>() {
         a.iter().fold((0, 0, 0), |(x, m, s), v| {
             let (dx, dm, ds) = data_sizes(v);

@@ -725,7 +725,7 @@ pub(super) fn this<'c>(c: &'c mut Ctx, pos: Position) -> Res<&'c mut Dynamic> {
 }
 
 /// The value of a literal expression (a number, a word, a constant the optimizer folded).
-fn literal(e: &Expr) -> Option<Dynamic> {
+pub(super) fn literal(e: &Expr) -> Option<Dynamic> {
     Some(match e {
         Expr::DynamicConstant(v, _) => (**v).clone(),
         Expr::BoolConstant(b, _) => Dynamic::from_bool(*b),
@@ -752,6 +752,23 @@ fn literal_map(e: &Expr) -> Option<Map> {
 }
 
 fn constant(v: Dynamic) -> Eval {
+    // Plain values and strings are made afresh rather than copied through `Dynamic::clone`,
+    // which is not inlined (a value with a tag or marked read-only keeps being copied).
+    if v.tag() != 0 || v.is_read_only() {
+        return Box::new(move |_| Ok(v.clone()));
+    }
+    if let Ok(n) = v.as_int() {
+        return Box::new(move |_| Ok(Dynamic::from_int(n)));
+    }
+    if let Ok(b) = v.as_bool() {
+        return Box::new(move |_| Ok(Dynamic::from_bool(b)));
+    }
+    if v.is_unit() {
+        return Box::new(|_| Ok(Dynamic::UNIT));
+    }
+    if let Some(s) = v.read_lock::<ImmutableString>().map(|s| s.clone()) {
+        return Box::new(move |_| Ok(Dynamic::from(s.clone())));
+    }
     Box::new(move |_| Ok(v.clone()))
 }
 

@@ -267,6 +267,9 @@ impl FnCompiler<'_> {
     fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl), pos: Position) -> C<Exec> {
         let (var, counter, flow) = x;
         let iterable = self.expr(&flow.expr)?;
+        // A literal list (`for tool in ["spoon", "pickaxe"]`) is walked where it lies: each
+        // element is copied into the loop variable as from a copy of the list, without the copy.
+        let listed = super::expr::literal(&flow.expr).and_then(|v| v.into_array().ok());
         let iter_pos = flow.expr.start_position();
         let mark = self.mark();
         let counter = counter.as_ref().map(|c| self.declare(&c.name));
@@ -276,7 +279,6 @@ impl FnCompiler<'_> {
         let body = body?;
         Ok(Box::new(move |c| {
             c.op(pos)?;
-            let obj = iterable(c)?.flatten();
             let mut index: i64 = -1;
             let mut each = |c: &mut Ctx, value: Dynamic| -> Res<Option<Flow>> {
                 index += 1;
@@ -286,6 +288,11 @@ impl FnCompiler<'_> {
                 *c.slot(var) = value;
                 round(c, &body, pos)
             };
+            if let Some(list) = &listed {
+                let end = each_value(c, list.iter().map(|v| v.clone().flatten()), &mut each)?;
+                return Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)));
+            }
+            let obj = iterable(c)?.flatten();
             let end = if obj.is_array() {
                 let array = obj.into_array().unwrap_or_default();
                 each_value(c, array.into_iter().map(Dynamic::flatten), &mut each)?

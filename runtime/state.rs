@@ -100,6 +100,9 @@ pub enum Stage {
 #[derive(Clone, Debug)]
 pub struct State {
     pub(crate) zone_of: Vec<ZoneId>,
+    /// Each zone's pieces as a set of bits by piece id (`zone_of` seen the other way), so that
+    /// listing a zone does not walk every piece.
+    members: Members,
     /// Position key within ordered zones: higher is nearer the top.
     pub(crate) order: Vec<i64>,
     pub(crate) face_up: Vec<bool>,
@@ -141,6 +144,7 @@ impl State {
         // Destructured so that a field added to `State` cannot be forgotten here.
         let State {
             zone_of,
+            members,
             order,
             face_up,
             props,
@@ -165,6 +169,7 @@ impl State {
             changes,
         } = from;
         self.zone_of.clone_from(zone_of);
+        self.members.clone_from(members);
         self.order.clone_from(order);
         self.face_up.clone_from(face_up);
         self.props.clone_from(props);
@@ -194,6 +199,7 @@ impl Default for State {
     fn default() -> Self {
         State {
             zone_of: Vec::new(),
+            members: Members::default(),
             order: Vec::new(),
             face_up: Vec::new(),
             props: Vec::new(),
@@ -242,6 +248,7 @@ impl State {
         for &z in &s.zone_of {
             s.zone_count[z as usize] += 1;
         }
+        s.members = Members::new(&s.zone_of, defs.zones.len());
         s
     }
 
@@ -288,29 +295,24 @@ impl State {
     /// list.
     pub fn pieces_in_into(&self, defs: &Defs, zone: ZoneId, out: &mut Vec<PieceId>) {
         out.clear();
-        if self.count(zone) == 0 {
-            return;
-        }
-        out.extend((0..self.zone_of.len() as PieceId).filter(|&p| self.zone_of[p as usize] == zone));
+        out.extend(self.pieces_in_any_order(zone));
         if defs.zones[zone as usize].ordered {
             out.sort_by_key(|&p| std::cmp::Reverse(self.order[p as usize]));
         }
     }
 
-    /// The pieces of a zone in no particular order, without building a list: for counting.
+    /// The pieces of a zone in no particular order (in fact by id), without building a list:
+    /// for counting.
     pub fn pieces_in_any_order(&self, zone: ZoneId) -> impl Iterator<Item = PieceId> + '_ {
-        let n = if self.count(zone) == 0 { 0 } else { self.zone_of.len() as PieceId };
-        (0..n).filter(move |&p| self.zone_of[p as usize] == zone)
+        self.members.of(zone)
     }
 
     /// The top piece of a zone (the first listed), if any.
     pub fn top(&self, defs: &Defs, zone: ZoneId) -> Option<PieceId> {
         if defs.zones[zone as usize].ordered {
-            (0..self.zone_of.len() as PieceId)
-                .filter(|&p| self.zone_of[p as usize] == zone)
-                .max_by_key(|&p| self.order[p as usize])
+            self.pieces_in_any_order(zone).max_by_key(|&p| self.order[p as usize])
         } else {
-            (0..self.zone_of.len() as PieceId).find(|&p| self.zone_of[p as usize] == zone)
+            self.pieces_in_any_order(zone).next()
         }
     }
 
@@ -320,7 +322,7 @@ impl State {
         if z.accepts.is_none() {
             return self.count(zone);
         }
-        (0..self.zone_of.len()).filter(|&p| self.zone_of[p] == zone && z.accepts(defs.pieces[p].kind)).count() as u32
+        self.pieces_in_any_order(zone).filter(|&p| z.accepts(defs.pieces[p as usize].kind)).count() as u32
     }
 
     /// Why `piece` may not move to `zone` by a player's action, or `None` if it may.
@@ -375,6 +377,7 @@ impl State {
         self.zone_count[from as usize] -= 1;
         self.zone_count[zone as usize] += 1;
         self.zone_of[p] = zone;
+        self.members.moved(piece, from, zone);
         if on_top {
             self.order[p] = self.top_key;
             self.top_key += 1;
@@ -569,6 +572,9 @@ impl State {
         if counts != self.zone_count {
             return Err("zone counts disagree with piece locations".into());
         }
+        if self.members != Members::new(&self.zone_of, defs.zones.len()) {
+            return Err("zone members disagree with piece locations".into());
+        }
         for (c, def) in defs.counters.iter().enumerate() {
             let v = self.counters[c];
             if !(def.min..=def.max).contains(&v) {
@@ -631,5 +637,65 @@ mod tests {
         expected.events.clear();
         expected.recording = false;
         assert_eq!(format!("{scratch:?}"), format!("{expected:?}"));
+    }
+}
+
+/// Which pieces each zone holds: for each zone, a set of bits by piece id.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Members {
+    /// Words per zone.
+    stride: usize,
+    bits: Vec<u64>,
+}
+
+impl Members {
+    fn new(zone_of: &[ZoneId], zones: usize) -> Members {
+        let stride = zone_of.len().div_ceil(64);
+        let mut members = Members { stride, bits: vec![0; stride * zones] };
+        for (p, &z) in zone_of.iter().enumerate() {
+            if let Some(word) = members.bits.get_mut(z as usize * stride + p / 64) {
+                *word |= 1 << (p % 64);
+            }
+        }
+        members
+    }
+
+    fn moved(&mut self, piece: PieceId, from: ZoneId, to: ZoneId) {
+        let (p, stride) = (piece as usize, self.stride);
+        if let Some(word) = self.bits.get_mut(from as usize * stride + p / 64) {
+            *word &= !(1 << (p % 64));
+        }
+        if let Some(word) = self.bits.get_mut(to as usize * stride + p / 64) {
+            *word |= 1 << (p % 64);
+        }
+    }
+
+    /// The pieces of `zone`, by id.
+    fn of(&self, zone: ZoneId) -> impl Iterator<Item = PieceId> + '_ {
+        let start = (zone as usize * self.stride).min(self.bits.len());
+        let words = &self.bits[start..(start + self.stride).min(self.bits.len())];
+        words.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some((w * 64 + bit) as PieceId)
+            })
+        })
+    }
+}
+
+impl Clone for Members {
+    fn clone(&self) -> Self {
+        Members { stride: self.stride, bits: self.bits.clone() }
+    }
+
+    /// Reuses this set's buffer (a scratch state is copied over and over).
+    fn clone_from(&mut self, other: &Members) {
+        self.stride = other.stride;
+        self.bits.clone_from(&other.bits);
     }
 }

@@ -354,8 +354,8 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("cell", |g: &mut GameApi, zone: &str, x: i64, y: i64| -> RhaiResult<Dynamic> {
         g.scan()?;
         let z = g.zone(zone)?;
-        let grid = Grid::of(&g.defs, &g.state.borrow(), z, None, None);
-        Ok(grid.at(x, y).map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
+        let found = super::grid::cell(&g.defs, &g.state.borrow(), z, None, x, y);
+        Ok(found.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
     });
     engine.register_fn(
         "lay",

@@ -190,8 +190,8 @@ pub(super) fn register(engine: &mut Registry) {
     // Square grids of pieces (see `grid`): only the pieces this seat can see are on its grid.
     engine.register_fn("cell", |v: &mut SeatView, zone: &str, x: i64, y: i64| -> RhaiResult<Dynamic> {
         let z = v.zone(zone)?;
-        let grid = Grid::of(&v.defs, &v.state.borrow(), z, Some(v.seat), None);
-        Ok(grid.at(x, y).map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
+        let found = super::grid::cell(&v.defs, &v.state.borrow(), z, Some(v.seat), x, y);
+        Ok(found.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
     });
     engine.register_fn("fits", |v: &mut SeatView, zone: &str, x: i64, y: i64, rule: Map| -> RhaiResult<bool> {
         let z = v.zone(zone)?;

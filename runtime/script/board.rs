@@ -93,10 +93,37 @@ pub(super) fn nearest(
     goals: &[Filter],
     seat: Option<SeatId>,
 ) -> Dynamic {
+    // The walk's lists are kept from one call to the next (agents ask for the nearest goal at
+    // every decision), or made afresh if in use.
+    thread_local! {
+        static WALK: std::cell::RefCell<(Vec<(PieceId, PieceId)>, Vec<bool>)> = Default::default();
+    }
+    WALK.with(|kept| match kept.try_borrow_mut() {
+        Ok(mut kept) => {
+            let (reached, seen) = &mut *kept;
+            nearest_with(defs, state, from, links, goals, seat, reached, seen)
+        }
+        Err(_) => nearest_with(defs, state, from, links, goals, seat, &mut Vec::new(), &mut Vec::new()),
+    })
+}
+
+/// [`nearest`] with the walk's lists given.
+#[allow(clippy::too_many_arguments)]
+fn nearest_with(
+    defs: &Defs,
+    state: &State,
+    from: PieceId,
+    links: &[ImmutableString],
+    goals: &[Filter],
+    seat: Option<SeatId>,
+    reached: &mut Vec<(PieceId, PieceId)>,
+    seen: &mut Vec<bool>,
+) -> Dynamic {
     // One walk serves every goal: the order in which pieces are reached does not depend on what
     // is looked for. `reached` lists them nearest first, each with its first step.
-    let mut reached: Vec<(PieceId, PieceId)> = Vec::with_capacity(defs.pieces.len());
-    let mut seen = vec![false; defs.pieces.len()];
+    reached.clear();
+    seen.clear();
+    seen.resize(defs.pieces.len(), false);
     seen[from as usize] = true;
     let mut next_to_visit = 0;
     let mut here = from;

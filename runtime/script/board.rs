@@ -96,7 +96,7 @@ pub(super) fn nearest(
     // The walk's lists are kept from one call to the next (agents ask for the nearest goal at
     // every decision), or made afresh if in use.
     thread_local! {
-        static WALK: std::cell::RefCell<(Vec<(PieceId, PieceId)>, Vec<bool>)> = Default::default();
+        static WALK: std::cell::RefCell<Walk> = Default::default();
     }
     WALK.with(|kept| match kept.try_borrow_mut() {
         Ok(mut kept) => {
@@ -106,6 +106,10 @@ pub(super) fn nearest(
         Err(_) => nearest_with(defs, state, from, links, goals, seat, &mut Vec::new(), &mut Vec::new()),
     })
 }
+
+/// The lists of [`nearest`]'s walk: the pieces reached, each with its first step, and which
+/// pieces were seen.
+type Walk = (Vec<(PieceId, PieceId)>, Vec<bool>);
 
 /// [`nearest`] with the walk's lists given.
 #[allow(clippy::too_many_arguments)]

@@ -614,32 +614,6 @@ fn describe_stated(s: &Stated) -> &'static str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::rc::Rc;
-
-    #[test]
-    fn a_scratch_copy_is_the_state_without_its_events() {
-        let rules = crate::load("tests/fixtures/features", &crate::LoadOptions::default()).expect("fixture");
-        let mut game = crate::Game::recorded(Rc::new(rules), 2, 7).expect("start");
-        game.advance_clock(1500).expect("a timer fires");
-        let original = game.state();
-        assert!(!original.events.is_empty() && original.recording);
-
-        // Into a state that already holds something else, as the scripts' scratch cell does.
-        let mut scratch = original.clone();
-        scratch.props.iter_mut().for_each(|p| *p += 1);
-        scratch.counters.push(99);
-        scratch.clock = -1;
-        scratch.copy_for_scratch(original);
-
-        let mut expected = original.clone();
-        expected.events.clear();
-        expected.recording = false;
-        assert_eq!(format!("{scratch:?}"), format!("{expected:?}"));
-    }
-}
-
 /// Which pieces each zone holds: for each zone, a set of bits by piece id.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Members {
@@ -697,5 +671,51 @@ impl Clone for Members {
     fn clone_from(&mut self, other: &Members) {
         self.stride = other.stride;
         self.bits.clone_from(&other.bits);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::{PieceId, ZoneId};
+
+    #[test]
+    fn a_scratch_copy_is_the_state_without_its_events() {
+        let rules = crate::load("tests/fixtures/features", &crate::LoadOptions::default()).expect("fixture");
+        let mut game = crate::Game::recorded(Rc::new(rules), 2, 7).expect("start");
+        game.advance_clock(1500).expect("a timer fires");
+        let original = game.state();
+        assert!(!original.events.is_empty() && original.recording);
+
+        // Into a state that already holds something else, as the scripts' scratch cell does.
+        let mut scratch = original.clone();
+        scratch.props.iter_mut().for_each(|p| *p += 1);
+        scratch.counters.push(99);
+        scratch.clock = -1;
+        scratch.copy_for_scratch(original);
+
+        let mut expected = original.clone();
+        expected.events.clear();
+        expected.recording = false;
+        assert_eq!(format!("{scratch:?}"), format!("{expected:?}"));
+    }
+
+    #[test]
+    fn a_zone_lists_the_pieces_it_holds_by_id_across_words_of_bits() {
+        // 150 pieces in three zones (three words of bits per zone), then some moved.
+        let mut zone_of: Vec<ZoneId> = (0..150).map(|p| (p % 3) as ZoneId).collect();
+        let mut members = super::Members::new(&zone_of, 3);
+        for (p, to) in [(0, 2), (64, 1), (149, 0), (127, 2), (128, 2)] {
+            members.moved(p, zone_of[p as usize], to);
+            zone_of[p as usize] = to;
+        }
+        for z in 0..3 {
+            let expected: Vec<PieceId> = (0..150).filter(|&p| zone_of[p as usize] == z).collect();
+            assert_eq!(members.of(z).collect::<Vec<_>>(), expected, "zone {z}");
+        }
+        assert_eq!(members, super::Members::new(&zone_of, 3));
+        // A zone beyond the set holds nothing, rather than failing.
+        assert_eq!(members.of(7).count(), 0);
     }
 }

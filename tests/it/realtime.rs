@@ -146,3 +146,21 @@ fn an_act_agent_taking_an_illegal_action_is_stopped_with_the_reason() {
     let err = play_with_tokens(1, "cheat").expect_err("the second take is refused").to_string();
     assert!(err.contains("the agent of blue took an illegal action") && err.contains("blue: take"), "{err}");
 }
+
+#[test]
+fn seats_share_the_table_part_of_their_sight_only_when_they_see_the_table_alike() {
+    use tabula::view::{sight_is_shared, table_fingerprint};
+    let load = |name: &str| Rc::new(tabula::load(name, &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")));
+    // Temple: everything lies open, so every seat sees the same table, and the scheduler may
+    // fingerprint it once for all of them.
+    let temple = load("rulesets/temple");
+    assert!(sight_is_shared(&temple));
+    let game = Game::new(temple, 4, 3).expect("start");
+    let tables: Vec<u64> = (0..4).map(|s| table_fingerprint(&game, s)).collect();
+    assert!(tables.windows(2).all(|w| w[0] == w[1]), "{tables:?}");
+    // East Berlin: each side holds a hand the other cannot see, so each has a table of its own.
+    let east_berlin = load("rulesets/east-berlin");
+    assert!(!sight_is_shared(&east_berlin));
+    let game = Game::new(east_berlin, 2, 3).expect("start");
+    assert_ne!(table_fingerprint(&game, 0), table_fingerprint(&game, 1));
+}

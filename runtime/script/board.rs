@@ -94,35 +94,12 @@ pub(super) fn nearest(
     seat: Option<SeatId>,
 ) -> Dynamic {
     // The walk's lists are kept from one call to the next (agents ask for the nearest goal at
-    // every decision), or made afresh if in use.
+    // every decision): taken out for the call (a call within it would find fresh ones) and put
+    // back after.
     thread_local! {
-        static WALK: std::cell::RefCell<Walk> = Default::default();
+        static WALK: std::cell::Cell<Walk> = Default::default();
     }
-    WALK.with(|kept| match kept.try_borrow_mut() {
-        Ok(mut kept) => {
-            let (reached, seen) = &mut *kept;
-            nearest_with(defs, state, from, links, goals, seat, reached, seen)
-        }
-        Err(_) => nearest_with(defs, state, from, links, goals, seat, &mut Vec::new(), &mut Vec::new()),
-    })
-}
-
-/// The lists of [`nearest`]'s walk: the pieces reached, each with its first step, and which
-/// pieces were seen.
-type Walk = (Vec<(PieceId, PieceId)>, Vec<bool>);
-
-/// [`nearest`] with the walk's lists given.
-#[allow(clippy::too_many_arguments)]
-fn nearest_with(
-    defs: &Defs,
-    state: &State,
-    from: PieceId,
-    links: &[ImmutableString],
-    goals: &[Filter],
-    seat: Option<SeatId>,
-    reached: &mut Vec<(PieceId, PieceId)>,
-    seen: &mut Vec<bool>,
-) -> Dynamic {
+    let (mut reached, mut seen) = WALK.take();
     // One walk serves every goal: the order in which pieces are reached does not depend on what
     // is looked for. `reached` lists them nearest first, each with its first step.
     reached.clear();
@@ -164,13 +141,20 @@ fn nearest_with(
         next_to_visit += 1;
         here = piece;
     }
-    for goal in goals {
-        if let Some(&(target, step)) = reached.iter().find(|&&(p, _)| goal.matches(defs, state, p)) {
-            return Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(target))]);
+    let found = goals.iter().find_map(|goal| reached.iter().find(|&&(p, _)| goal.matches(defs, state, p)));
+    let result = match found {
+        Some(&(target, step)) => {
+            Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(target))])
         }
-    }
-    Dynamic::UNIT
+        None => Dynamic::UNIT,
+    };
+    WALK.set((reached, seen));
+    result
 }
+
+/// The lists of [`nearest`]'s walk: the pieces reached, each with its first step, and which
+/// pieces were seen.
+type Walk = (Vec<(PieceId, PieceId)>, Vec<bool>);
 
 /// The pieces piece `from` links to through its piece-valued properties `links`, in that order,
 /// leaving out links that are unset (and pieces `seat` cannot see). A name that is not a

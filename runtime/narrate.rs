@@ -10,7 +10,7 @@
 use crate::event::{Event, describe_action};
 use crate::flow::Game;
 use crate::log::MASKED;
-use crate::rules::{CounterSight, Defs, PieceId, SeatId, Sight, ZoneId};
+use crate::rules::{Defs, PieceId, SeatId, Sight, ZoneId};
 use crate::view::{format_clock, may_show_prop, view};
 
 /// The lines `seat` is told about `events`, which must be the latest events of `game` (the
@@ -94,12 +94,7 @@ pub fn narrate(game: &Game, seat: Option<SeatId>, events: &[Event]) -> Vec<Strin
             }
             Event::CounterSet { counter, value } => {
                 let def = &defs.counters[*counter as usize];
-                let shown = match (seat, def.visible) {
-                    (None, _) | (_, CounterSight::All) => true,
-                    (Some(s), CounterSight::Owner) => def.owner == Some(s),
-                    (Some(_), CounterSight::None) => false,
-                };
-                if shown {
+                if crate::view::counter_shown(def, seat) {
                     out.push(format!("{} = {value}", def.name));
                 }
             }

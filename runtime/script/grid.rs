@@ -49,30 +49,13 @@ pub(super) struct Grid {
 /// The first piece of the zone (in zone order) at `(x, y)` that `seat` can see: the zone's
 /// grid at that cell (see [`Grid`]), found without building the grid.
 pub(super) fn cell(defs: &Defs, state: &State, zone: ZoneId, seat: Option<SeatId>, x: i64, y: i64) -> Option<PieceId> {
-    // The indices of `x` and `y` within the last kind of piece met.
-    let mut memo: Option<(u16, Option<(usize, usize)>)> = None;
-    let mut here = |p: &PieceId| {
-        let piece = &defs.pieces[*p as usize];
-        let indices = match memo {
-            Some((kind, indices)) if kind == piece.kind => indices,
-            _ => {
-                let kind = &defs.kinds[piece.kind as usize];
-                let int = |name: &str| kind.prop(name).filter(|&i| matches!(kind.props[i].kind, PropKind::Int(..)));
-                let indices = int("x").zip(int("y"));
-                memo = Some((piece.kind, indices));
-                indices
-            }
-        };
-        indices.is_some_and(|(i, j)| {
-            state.prop(piece.prop_base + i) == x
-                && state.prop(piece.prop_base + j) == y
-                && crate::view::sight::visible(defs, state, seat, zone, *p)
-        })
+    let here = |&p: &PieceId| {
+        coordinates(defs, state, p) == Some((x, y)) && crate::view::sight::visible(defs, state, seat, zone, p)
     };
     if defs.zones[zone as usize].ordered {
-        state.pieces_in(defs, zone).into_iter().find(|p| here(p))
+        state.pieces_in(defs, zone).into_iter().find(here)
     } else {
-        state.pieces_in_any_order(zone).find(|p| here(p))
+        state.pieces_in_any_order(zone).find(here)
     }
 }
 

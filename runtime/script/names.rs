@@ -26,14 +26,14 @@ impl Default for NameCache {
 }
 
 impl NameCache {
-    /// How many names it remembers at most: more than a ruleset's hot names.
+    /// How many names it remembers at most: more than a ruleset's hot names (a power of two).
     const SLOTS: usize = 256;
 
     /// The slot of a string: its address and the scope, mixed by a multiplication (Fibonacci
     /// hashing), so that strings allocated side by side spread over the slots.
     fn slot(name: &str, scope: u16) -> usize {
         let key = (name.as_ptr() as usize as u64) ^ (u64::from(scope) << 48);
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % Self::SLOTS
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOTS.ilog2())) as usize
     }
 
     /// The id remembered for this very string, if any.

@@ -41,8 +41,9 @@ pub(crate) struct FilterForm {
     /// Which argument is the filter (the method call's target is argument 0).
     pub(crate) arg: usize,
     /// The native, given the call's arguments (the filter's place holds `()`) and the prepared
-    /// filter (`FilterArg::Prepared` or `FilterArg::Built`); `None` when the other arguments are not of the types it takes, and the call
-    /// must then go the ordinary way (which finds another native, or reports Rhai's error).
+    /// filter (`FilterArg::Prepared` or `FilterArg::Built`); `None` when the other arguments
+    /// are not of the types it takes, and the call must then go the ordinary way (which finds
+    /// another native, or reports Rhai's error).
     pub(crate) call: Rc<FilterCall>,
 }
 

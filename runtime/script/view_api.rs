@@ -112,12 +112,7 @@ pub(super) fn register(engine: &mut Registry) {
             return fail(format!("no counter named `{name}`"));
         };
         let def = &v.defs.counters[c as usize];
-        let shown = match def.visible {
-            crate::rules::defs::CounterSight::All => true,
-            crate::rules::defs::CounterSight::Owner => def.owner == Some(v.seat),
-            crate::rules::defs::CounterSight::None => false,
-        };
-        if !shown {
+        if !crate::view::sight::counter_shown(def, Some(v.seat)) {
             return fail(format!("counter `{name}` is not shown to this seat"));
         }
         Ok(v.state.borrow().counter(c))

@@ -13,9 +13,10 @@ use serde::Serialize;
 
 use crate::event::describe_action;
 use crate::flow::Game;
-use crate::rules::{CounterSight, Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
+use crate::rules::{Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
 pub use sight::MASKED;
-pub(crate) use sight::{may_show_prop, visible};
+pub use sight::sight_is_shared;
+pub(crate) use sight::{counter_shown, may_show_prop, visible};
 
 /// What one seat (or, with no seat, an omniscient observer) knows of the game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -98,12 +99,7 @@ pub fn view(game: &Game, seat: Option<SeatId>) -> View {
     let state = game.state();
     let mut counters = IndexMap::new();
     for (c, def) in defs.counters.iter().enumerate() {
-        let visible = match (seat, def.visible) {
-            (None, _) | (_, CounterSight::All) => true,
-            (Some(s), CounterSight::Owner) => def.owner == Some(s),
-            (Some(_), CounterSight::None) => false,
-        };
-        if visible {
+        if counter_shown(def, seat) {
             counters.insert(def.name.clone(), state.counter(c as u16));
         }
     }
@@ -161,16 +157,9 @@ pub fn sight_fingerprint(game: &Game, seat: SeatId) -> u64 {
     seat_fingerprint(game, seat, table_fingerprint(game, seat))
 }
 
-/// Whether every seat sees the table alike: no zone shows its owner more than the others, and
-/// no counter is shown to its owner only. Then [`table_fingerprint`] is the same for every
-/// seat, and a scheduler may take it once per change for all of them.
-pub fn sight_is_shared(defs: &Defs) -> bool {
-    defs.zones.iter().all(|z| z.owner.is_none() || z.owner_sees == z.others_see)
-        && defs.counters.iter().all(|c| c.visible != CounterSight::Owner || c.owner.is_none())
-}
-
 /// The part of [`sight_fingerprint`] that is what `seat` sees of the table (phase, outcome,
-/// counters, pieces, timers); the rest is who may act and the seat's own prompt.
+/// counters, pieces, timers); the rest is who may act and the seat's own prompt. It is the same
+/// for every seat when [`sight_is_shared`], so a scheduler may take it once per change for all.
 pub fn table_fingerprint(game: &Game, seat: SeatId) -> u64 {
     use std::hash::Hasher;
     let defs = &**game.rules();
@@ -179,12 +168,7 @@ pub fn table_fingerprint(game: &Game, seat: SeatId) -> u64 {
     h.write_u16(state.phase);
     h.write_i32(state.outcome.map_or(-1, i32::from));
     for (c, def) in defs.counters.iter().enumerate() {
-        let shown = match def.visible {
-            CounterSight::All => true,
-            CounterSight::Owner => def.owner == Some(seat),
-            CounterSight::None => false,
-        };
-        if shown {
+        if counter_shown(def, Some(seat)) {
             h.write_i64(state.counter(c as u16));
         }
     }

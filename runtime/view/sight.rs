@@ -2,7 +2,7 @@
 //! a property's value. It needs only the definitions and the state, so that the script handles
 //! (below the flow of play) apply the same rule as `view` (above it).
 
-use crate::rules::defs::{Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
+use crate::rules::defs::{CounterDef, CounterSight, Defs, PieceId, PropKind, SeatId, Sight, ZoneId};
 use crate::state::State;
 
 /// The mask written for what a seat may not see: an argument in its copy of a log, a property
@@ -16,6 +16,23 @@ pub(crate) fn visible(defs: &Defs, state: &State, seat: Option<SeatId>, zone: Zo
         None => true,
         Some(s) => state.is_face_up(piece) || defs.zones[zone as usize].sight(s) == Sight::All,
     }
+}
+
+/// Whether a counter's value is shown to `seat` (everything to an omniscient observer, `None`).
+pub(crate) fn counter_shown(def: &CounterDef, seat: Option<SeatId>) -> bool {
+    match (seat, def.visible) {
+        (None, _) | (_, CounterSight::All) => true,
+        (Some(s), CounterSight::Owner) => def.owner == Some(s),
+        (Some(_), CounterSight::None) => false,
+    }
+}
+
+/// Whether every seat sees the table alike: no zone shows its owner more than the others, and
+/// no counter is shown to its owner only. What a seat sees then does not depend on the seat
+/// (the rules above read the seat only through a zone's owner and a counter's owner).
+pub fn sight_is_shared(defs: &Defs) -> bool {
+    defs.zones.iter().all(|z| z.owner.is_none() || z.owner_sees == z.others_see)
+        && defs.counters.iter().all(|c| c.visible != CounterSight::Owner || c.owner.is_none())
 }
 
 /// Whether the value of property `index` of `piece` may be shown to `seat`. A reference to a

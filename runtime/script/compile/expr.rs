@@ -447,8 +447,8 @@ impl<'a> FnCompiler<'a> {
 
     /// A filter map with values computed at the call, as a [`BuiltFilter`]: the code that
     /// computes the values (one value, or an array of them), checking sizes as building the
-    /// map would; the filter; and the map of its literal values with the keys of the others,
-    /// to build the map for a call that goes the ordinary way after all.
+    /// map would; the filter; and the map of its literal values (`()` for the others) with the
+    /// keys of the others, to build the map for a call that goes the ordinary way after all.
     fn built_filter(
         &mut self,
         entries: &[(rhai::Ident, Expr)],
@@ -495,9 +495,6 @@ impl<'a> FnCompiler<'a> {
             }
             Ok(if single { one } else { Dynamic::from_array(list) })
         });
-        for key in &keys {
-            literals.remove(key.as_str());
-        }
         Some((values, built, literals, keys))
     }
 
@@ -554,7 +551,8 @@ enum Prepared {
     /// A literal map: its filter, and the map, for a call that goes the ordinary way after all.
     Literal(Filter, Dynamic),
     /// A map with values computed at the call: its filter, and for a call that goes the
-    /// ordinary way, the map of its literal values and the keys of the computed ones.
+    /// ordinary way, the map of its literal values (`()` for the others) and the keys of the
+    /// computed ones.
     Built(BuiltFilter, Map, Vec<rhai::Identifier>),
 }
 

@@ -10,11 +10,11 @@ use rhai::{Array, Dynamic, ImmutableString, Map};
 use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::names::Names;
-use super::natives::Registry;
+use super::natives::{Arg, Param, Registry};
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
 use crate::event::Event;
-use crate::rules::defs::{Defs, PieceId, PropKind, ZoneId};
+use crate::rules::defs::{CounterId, Defs, PieceId, PropKind, ZoneId};
 use crate::state::{Prompt, State};
 
 /// The handle scripts receive as `game`.
@@ -140,20 +140,33 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("rules_seats", |g: &mut GameApi| -> Array { rules_seats(&g.defs, g.state.borrow().players) });
 
-    // Counters.
+    // Counters. The hot natives have direct forms too, which compiled scripts call with the
+    // names they write resolved at load (see `natives::DirectForm`).
     engine.register_fn("counter", |g: &mut GameApi, name: ImmutableString| -> RhaiResult<i64> {
         let c = g.counter(&name)?;
         Ok(g.state.borrow().counter(c))
+    });
+    engine.register_direct("counter", &[Param::Counter], |g: &GameApi, args| match args {
+        [Arg::Id(c)] => Some(Ok(Dynamic::from_int(g.state.borrow().counter(*c)))),
+        _ => None,
     });
     engine.register_fn("set_counter", |g: &mut GameApi, name: ImmutableString, value: i64| -> RhaiResult<i64> {
         let c = g.counter(&name)?;
         Ok(g.state.borrow_mut().set_counter(&g.defs, c, value))
     });
+    engine.register_direct("set_counter", &[Param::Counter, Param::Int], |g: &GameApi, args| match args {
+        [Arg::Id(c), Arg::Int(value)] => {
+            Some(Ok(Dynamic::from_int(g.state.borrow_mut().set_counter(&g.defs, *c, *value))))
+        }
+        _ => None,
+    });
     engine.register_fn("add", |g: &mut GameApi, name: ImmutableString, delta: i64| -> RhaiResult<i64> {
         let c = g.counter(&name)?;
-        let mut s = g.state.borrow_mut();
-        let v = s.counter(c).saturating_add(delta);
-        Ok(s.set_counter(&g.defs, c, v))
+        Ok(add(g, c, delta))
+    });
+    engine.register_direct("add", &[Param::Counter, Param::Int], |g: &GameApi, args| match args {
+        [Arg::Id(c), Arg::Int(delta)] => Some(Ok(Dynamic::from_int(add(g, *c, *delta)))),
+        _ => None,
     });
 
     // Zones and pieces.
@@ -162,18 +175,31 @@ pub(super) fn register(engine: &mut Registry) {
         let z = g.zone_named(&zone)?;
         Ok(g.in_zone(z, |_, pieces| piece_array(pieces)))
     });
+    engine.register_direct("pieces", &[Param::Zone], |g: &GameApi, args| match args {
+        [Arg::Id(z)] => Some(g.scan().map(|()| Dynamic::from_array(g.in_zone(*z, |_, pieces| piece_array(pieces))))),
+        _ => None,
+    });
     engine.register_fn("count", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<i64> {
         let z = g.zone_named(&zone)?;
         Ok(i64::from(g.state.borrow().count(z)))
     });
+    engine.register_direct("count", &[Param::Zone], |g: &GameApi, args| match args {
+        [Arg::Id(z)] => Some(Ok(Dynamic::from_int(i64::from(g.state.borrow().count(*z))))),
+        _ => None,
+    });
     engine.register_fn("top", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<Dynamic> {
         g.scan()?;
         let z = g.zone_named(&zone)?;
-        Ok(g.state.borrow().top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT))
+        Ok(top(g, z))
     });
-    engine.register_fn("zone_of", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
-        let p = g.piece(piece)?;
-        Ok(g.defs.zone_names[g.state.borrow().zone_of(p) as usize].clone())
+    engine.register_direct("top", &[Param::Zone], |g: &GameApi, args| match args {
+        [Arg::Id(z)] => Some(g.scan().map(|()| top(g, *z))),
+        _ => None,
+    });
+    engine.register_fn("zone_of", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> { zone_of(g, piece) });
+    engine.register_direct("zone_of", &[Param::Int], |g: &GameApi, args| match args {
+        [Arg::Int(piece)] => Some(zone_of(g, *piece).map(Dynamic::from)),
+        _ => None,
     });
     engine.register_fn("owner", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<Dynamic> {
         let z = g.zone_named(&zone)?;
@@ -187,6 +213,13 @@ pub(super) fn register(engine: &mut Registry) {
         g.state.borrow_mut().move_piece(&g.defs, p, z);
         Ok(())
     });
+    engine.register_direct("move", &[Param::Int, Param::Zone], |g: &GameApi, args| match args {
+        [Arg::Int(piece), Arg::Id(z)] => Some(g.piece(*piece).map(|p| {
+            g.state.borrow_mut().move_piece(&g.defs, p, *z);
+            Dynamic::UNIT
+        })),
+        _ => None,
+    });
     engine.register_fn("move_bottom", |g: &mut GameApi, piece: i64, zone: ImmutableString| -> RhaiResult<()> {
         let (p, z) = (g.piece(piece)?, g.zone_named(&zone)?);
         g.state.borrow_mut().move_piece_to(&g.defs, p, z, false);
@@ -195,12 +228,11 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("move_all", |g: &mut GameApi, from: ImmutableString, to: ImmutableString| -> RhaiResult<i64> {
         g.scan()?;
         let (from, to) = (g.zone_named(&from)?, g.zone_named(&to)?);
-        Ok(g.in_zone(from, |s, pieces| {
-            for &p in pieces.iter().rev() {
-                s.move_piece(&g.defs, p, to);
-            }
-            pieces.len() as i64
-        }))
+        Ok(move_all(g, from, to))
+    });
+    engine.register_direct("move_all", &[Param::Zone, Param::Zone], |g: &GameApi, args| match args {
+        [Arg::Id(from), Arg::Id(to)] => Some(g.scan().map(|()| Dynamic::from_int(move_all(g, *from, *to)))),
+        _ => None,
     });
     engine.register_fn("turn", |g: &mut GameApi, piece: i64, up: bool| -> RhaiResult<()> {
         let p = g.piece(piece)?;
@@ -240,11 +272,11 @@ pub(super) fn register(engine: &mut Registry) {
         Ok(g.defs.kind_names[g.defs.pieces[p as usize].kind as usize].clone())
     });
     engine.register_fn("prop", |g: &mut GameApi, piece: i64, name: ImmutableString| -> RhaiResult<Dynamic> {
-        let p = g.piece(piece)?;
-        let Some((slot, def)) = g.names.prop(&g.defs, p, &name) else {
-            return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
-        };
-        Ok(prop_dynamic(&g.defs, &def.kind, g.state.borrow().prop(slot)))
+        prop(g, piece, &name)
+    });
+    engine.register_direct("prop", &[Param::Int, Param::Text], |g: &GameApi, args| match args {
+        [Arg::Int(piece), Arg::Text(name)] => Some(prop(g, *piece, name)),
+        _ => None,
     });
     engine.register_fn("set_prop", |g: &mut GameApi, piece: i64, name: &str, value: Dynamic| -> RhaiResult<()> {
         let p = g.piece(piece)?;
@@ -560,6 +592,43 @@ pub(super) fn register(engine: &mut Registry) {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
         graph_distances(&g.defs, g.zone(to)?, most, true)
     });
+}
+
+/// `add(counter, delta)`: the counter moved by `delta` (within its range); its new value.
+fn add(g: &GameApi, c: CounterId, delta: i64) -> i64 {
+    let mut s = g.state.borrow_mut();
+    let v = s.counter(c).saturating_add(delta);
+    s.set_counter(&g.defs, c, v)
+}
+
+/// `top(zone)`: the zone's top piece, or `()`.
+fn top(g: &GameApi, z: ZoneId) -> Dynamic {
+    g.state.borrow().top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT)
+}
+
+/// `zone_of(piece)`: the name of the zone the piece lies in.
+fn zone_of(g: &GameApi, piece: i64) -> RhaiResult<ImmutableString> {
+    let p = g.piece(piece)?;
+    Ok(g.defs.zone_names[g.state.borrow().zone_of(p) as usize].clone())
+}
+
+/// `move_all(from, to)`: moves every piece, keeping their order; returns how many moved.
+fn move_all(g: &GameApi, from: ZoneId, to: ZoneId) -> i64 {
+    g.in_zone(from, |s, pieces| {
+        for &p in pieces.iter().rev() {
+            s.move_piece(&g.defs, p, to);
+        }
+        pieces.len() as i64
+    })
+}
+
+/// `prop(piece, name)`: a property's value.
+fn prop(g: &GameApi, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic> {
+    let p = g.piece(piece)?;
+    let Some((slot, def)) = g.names.prop(&g.defs, p, name) else {
+        return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
+    };
+    Ok(prop_dynamic(&g.defs, &def.kind, g.state.borrow().prop(slot)))
 }
 
 /// `count_where(zone, filter)`: how many pieces of the zone match.

@@ -29,7 +29,49 @@ pub(crate) struct Natives {
     by_name: HashMap<ImmutableString, Vec<Native>>,
     /// Filter forms by name and arity (see [`FilterForm`]).
     filter_forms: HashMap<(ImmutableString, usize), Vec<FilterForm>>,
+    /// Direct forms by name and arity (see [`DirectForm`]).
+    direct_forms: HashMap<(ImmutableString, usize), Vec<DirectForm>>,
 }
+
+/// What one argument of a [`DirectForm`] must be, after the handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Param {
+    /// A zone's name written as a literal: the compiler resolves it at load.
+    Zone,
+    /// A counter's name written as a literal: the compiler resolves it at load.
+    Counter,
+    /// A string written as a literal, passed as it is (a property's name).
+    Text,
+    /// An integer, written or computed at the call.
+    Int,
+}
+
+/// One argument given to a [`DirectForm`]: a zone or counter resolved at load (`Id`), a literal
+/// string, or an integer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Arg<'a> {
+    Id(u16),
+    Text(&'a ImmutableString),
+    Int(i64),
+}
+
+/// A native's form for call sites that name their zones and counters with literals, as hooks
+/// mostly do (`game.add("money", 2)`, `game.count("tunnel")`): the compiler resolves the names
+/// once, at load, and the call gives the native the ids and integers as they are, without
+/// Rhai's calling protocol (arguments boxed, the native picked by their types, the result
+/// boxed and its size checked) or a lookup of each name. A call whose computed arguments turn
+/// out not to be integers goes the ordinary way, which picks the native Rhai would.
+#[derive(Clone)]
+pub(crate) struct DirectForm {
+    /// What each argument after the handle must be.
+    pub(crate) params: Vec<Param>,
+    /// The native, given the handle (the method call's target) and the arguments; `None` when
+    /// the handle is not of the type it takes.
+    pub(crate) call: Rc<DirectCall>,
+}
+
+/// The function of a [`DirectForm`].
+pub(crate) type DirectCall = dyn Fn(&Dynamic, &[Arg]) -> Option<RhaiResult<Dynamic>>;
 
 /// A native's form for call sites whose filter argument is written as a map: the compiler turns
 /// the map into a `Filter` once, at load, and the call passes it by reference, where the
@@ -61,6 +103,11 @@ impl Natives {
     /// The filter forms of the natives of this name and arity, in the order registered.
     pub(crate) fn filter_forms(&self, name: &str, arity: usize) -> &[FilterForm] {
         self.filter_forms.get(&(ImmutableString::from(name), arity)).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The direct forms of the natives of this name taking `arity` arguments after the handle.
+    pub(crate) fn direct_forms(&self, name: &str, arity: usize) -> &[DirectForm] {
+        self.direct_forms.get(&(ImmutableString::from(name), arity)).map(Vec::as_slice).unwrap_or_default()
     }
 }
 
@@ -116,6 +163,21 @@ impl Registry<'_> {
     ) -> &mut Self {
         let form = FilterForm { arg, call: Rc::new(call) };
         self.natives.filter_forms.entry((name.into(), arity)).or_default().push(form);
+        self
+    }
+
+    /// Registers the direct form of a native already registered (see [`DirectForm`]), for
+    /// handles of type `H`; only compiled scripts call it. `call` returns `None` for arguments
+    /// it does not take, and the call then goes the ordinary way.
+    pub(crate) fn register_direct<H: Variant + Clone>(
+        &mut self,
+        name: &str,
+        params: &[Param],
+        call: impl Fn(&H, &[Arg]) -> Option<RhaiResult<Dynamic>> + 'static,
+    ) -> &mut Self {
+        let call = move |handle: &Dynamic, args: &[Arg]| call(&*handle.read_lock::<H>()?, args);
+        let form = DirectForm { params: params.to_vec(), call: Rc::new(call) };
+        self.natives.direct_forms.entry((name.into(), params.len())).or_default().push(form);
         self
     }
 

@@ -9,9 +9,9 @@ use super::board::{Filter, FilterArg, filters, graph_distances, link_names, link
 use super::game_api::{prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
 use super::names::Names;
-use super::natives::Registry;
+use super::natives::{Arg, Param, Registry};
 use super::{RhaiResult, fail};
-use crate::rules::defs::{Defs, PieceId, SeatId, Sight, ZoneId};
+use crate::rules::defs::{CounterId, Defs, PieceId, SeatId, Sight, ZoneId};
 use crate::state::State;
 
 /// The handle agents written in the scripts receive as `view`: the game as one seat may know it.
@@ -84,6 +84,49 @@ fn count_where(v: &SeatView, zone: &ImmutableString, filter: FilterArg) -> RhaiR
     Ok(s.pieces_in_any_order(z).filter(seen).filter(|&p| f.matches_as(&v.defs, &s, p, Some(v.seat))).count() as i64)
 }
 
+/// `view.counter(name)`: a counter's value, if it is shown to the seat.
+fn counter(v: &SeatView, c: CounterId) -> RhaiResult<i64> {
+    let def = &v.defs.counters[c as usize];
+    if !crate::view::sight::counter_shown(def, Some(v.seat)) {
+        return fail(format!("counter `{}` is not shown to this seat", def.name));
+    }
+    Ok(v.state.borrow().counter(c))
+}
+
+/// `view.count(zone)`: how many pieces of the zone the seat sees.
+fn count(v: &SeatView, z: ZoneId) -> i64 {
+    match v.defs.zones[z as usize].sight(v.seat) {
+        Sight::None => {
+            let s = v.state.borrow();
+            let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
+            s.pieces_in_any_order(z).filter(seen).count() as i64
+        }
+        _ => i64::from(v.state.borrow().count(z)),
+    }
+}
+
+/// `view.zone_of(piece)`: the name of the zone a piece the seat sees lies in.
+fn zone_of(v: &SeatView, piece: i64) -> RhaiResult<ImmutableString> {
+    let p = v.seen(piece)?;
+    Ok(v.defs.zone_names[v.state.borrow().zone_of(p) as usize].clone())
+}
+
+/// `view.prop(piece, name)`: a property of a piece the seat sees, as the seat knows it.
+fn prop(v: &SeatView, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic> {
+    let p = v.seen(piece)?;
+    let Some((slot, def)) = v.names.prop(&v.defs, p, name) else {
+        return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
+    };
+    let state = v.state.borrow();
+    let value = state.prop(slot);
+    // A reference to a piece this seat cannot see would name it: the agent gets "?".
+    let index = slot - v.defs.pieces[p as usize].prop_base;
+    if !crate::view::sight::may_show_prop(&v.defs, &state, Some(v.seat), p, index, value) {
+        return Ok(Dynamic::from(crate::view::sight::MASKED));
+    }
+    Ok(prop_dynamic(&v.defs, &def.kind, value))
+}
+
 /// Registers the `View` handle and its natives.
 pub(super) fn register(engine: &mut Registry) {
     engine.register_type_with_name::<SeatView>("View");
@@ -107,15 +150,16 @@ pub(super) fn register(engine: &mut Registry) {
         }
     });
     engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
+    // The hot natives have direct forms too, as the `Game` handle's (see `natives::DirectForm`).
     engine.register_fn("counter", |v: &mut SeatView, name: ImmutableString| -> RhaiResult<i64> {
         let Some(c) = v.names.counters.find(&name, |n| v.defs.counter(n)) else {
             return fail(format!("no counter named `{name}`"));
         };
-        let def = &v.defs.counters[c as usize];
-        if !crate::view::sight::counter_shown(def, Some(v.seat)) {
-            return fail(format!("counter `{name}` is not shown to this seat"));
-        }
-        Ok(v.state.borrow().counter(c))
+        counter(v, c)
+    });
+    engine.register_direct("counter", &[Param::Counter], |v: &SeatView, args| match args {
+        [Arg::Id(c)] => Some(counter(v, *c).map(Dynamic::from_int)),
+        _ => None,
     });
     engine.register_fn("pieces", |v: &mut SeatView, zone: ImmutableString| -> RhaiResult<Array> {
         let z = v.zone_named(&zone)?;
@@ -123,18 +167,16 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("count", |v: &mut SeatView, zone: ImmutableString| -> RhaiResult<i64> {
         let z = v.zone_named(&zone)?;
-        match v.defs.zones[z as usize].sight(v.seat) {
-            Sight::None => {
-                let s = v.state.borrow();
-                let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
-                Ok(s.pieces_in_any_order(z).filter(seen).count() as i64)
-            }
-            _ => Ok(i64::from(v.state.borrow().count(z))),
-        }
+        Ok(count(v, z))
     });
-    engine.register_fn("zone_of", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
-        let p = v.seen(piece)?;
-        Ok(v.defs.zone_names[v.state.borrow().zone_of(p) as usize].clone())
+    engine.register_direct("count", &[Param::Zone], |v: &SeatView, args| match args {
+        [Arg::Id(z)] => Some(Ok(Dynamic::from_int(count(v, *z)))),
+        _ => None,
+    });
+    engine.register_fn("zone_of", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> { zone_of(v, piece) });
+    engine.register_direct("zone_of", &[Param::Int], |v: &SeatView, args| match args {
+        [Arg::Int(piece)] => Some(zone_of(v, *piece).map(Dynamic::from)),
+        _ => None,
     });
     engine.register_fn("name", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> {
         let p = v.seen(piece)?;
@@ -149,18 +191,11 @@ pub(super) fn register(engine: &mut Registry) {
         v.seen(i64::from(p)).map(i64::from)
     });
     engine.register_fn("prop", |v: &mut SeatView, piece: i64, name: ImmutableString| -> RhaiResult<Dynamic> {
-        let p = v.seen(piece)?;
-        let Some((slot, def)) = v.names.prop(&v.defs, p, &name) else {
-            return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
-        };
-        let state = v.state.borrow();
-        let value = state.prop(slot);
-        // A reference to a piece this seat cannot see would name it: the agent gets "?".
-        let index = slot - v.defs.pieces[p as usize].prop_base;
-        if !crate::view::sight::may_show_prop(&v.defs, &state, Some(v.seat), p, index, value) {
-            return Ok(Dynamic::from(crate::view::sight::MASKED));
-        }
-        Ok(prop_dynamic(&v.defs, &def.kind, value))
+        prop(v, piece, &name)
+    });
+    engine.register_direct("prop", &[Param::Int, Param::Text], |v: &SeatView, args| match args {
+        [Arg::Int(piece), Arg::Text(name)] => Some(prop(v, *piece, name)),
+        _ => None,
     });
     engine.register_zone_filter_fn("pieces_where", pieces_where);
     engine.register_zone_filter_fn("count_where", count_where);

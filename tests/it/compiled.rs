@@ -165,6 +165,9 @@ fn the_probe_gives_what_rhai_gives() {
         "filters [2, 1, 2, [0, 3], 2, 0, 0, 2, 2]",
         // The same tokens, with the blue ones 1 and 2 (n 0 and 5).
         "computed [2, 1, 1, 0, 0, [1, 2], 5, 1, 1]",
+        // Score's range is 0-10: 12 is held at 10, then -3 and +2. Token 0 goes to the table;
+        // the bag is not ordered, so its top is its lowest id left, token 1; token 2 has n 5.
+        "direct [10, 7, 9, 9, \"table\", 1, 1, 5, 1, 0]",
         "pointer 13",
     ];
     assert_eq!(compiled, expected);
@@ -182,16 +185,16 @@ fn only_what_the_compiler_does_not_cover_runs_on_rhai() {
             ("left_to_rhai", "it calls `by_pointer`, which runs on Rhai"),
         ]
     );
-    assert_eq!(rules.script_functions_compiled(), (22, 24));
+    assert_eq!(rules.script_functions_compiled(), (23, 25));
     let (ok, out, _) = tabula(&["check", "tests/fixtures/compiled"], "");
     assert!(ok);
-    assert!(out.contains("scripts: 22 of 24 functions compiled"), "{out}");
+    assert!(out.contains("scripts: 23 of 25 functions compiled"), "{out}");
     assert!(out.contains("`by_pointer` runs on Rhai: it calls `call`"), "{out}");
 }
 
 #[test]
 fn errors_read_the_same_compiled_and_interpreted() {
-    for fail in 1..=10 {
+    for fail in 1..=13 {
         let fail = fail.to_string();
         let error = |interpret: bool| {
             let rules = Rc::new(load("tests/fixtures/compiled", &[], &[("fail", &fail)], interpret));
@@ -212,7 +215,10 @@ fn errors_read_the_same_compiled_and_interpreted() {
             "7" => "Function not found: count_where (Game, i64, map)",
             "8" => "no component kind named `nothing`",
             "9" => "Function not found: count_where (Game, i64, map)",
-            _ => "no zone named `nowhere`",
+            "10" => "no zone named `nowhere`",
+            "11" => "Function not found: add (Game, &str | ImmutableString | String, &str",
+            "12" => "Function not found: count (map, &str",
+            _ => "99 is not a piece id",
         };
         assert!(compiled.contains(expected), "fail = {fail}: {compiled}");
     }

@@ -54,6 +54,14 @@ struct Chain {
 impl FnCompiler<'_> {
     /// Reads a chain's value.
     pub(super) fn chain_read(&mut self, e: &Expr) -> C<Eval> {
+        // `x.f(args)` on a variable, where `f` has a direct form (see `direct.rs`).
+        if let Expr::Dot(x, flags, _) = e
+            && !flags.contains(ASTFlags::NEGATED)
+            && let (Expr::Variable(v, _, _), Expr::MethodCall(f, pos)) = (&x.lhs, &x.rhs)
+            && let Some(direct) = self.direct_call(self.lookup(&v.1)?, f, *pos)?
+        {
+            return Ok(direct);
+        }
         let mut chain = self.chain(e)?;
         // The most common chains get a closure of their own: `x.f(args)` with a native `f`
         // (`game.counter("round")`), and `x.name` (`args.seat`).

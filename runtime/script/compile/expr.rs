@@ -86,6 +86,22 @@ impl<'a> FnCompiler<'a> {
         FnCompiler { index, natives, rules, names, max, callees: Vec::new(), written: 0 }
     }
 
+    /// tabula's natives, which calls are compiled against.
+    pub(super) fn natives(&self) -> &'a Natives {
+        self.natives
+    }
+
+    /// The ruleset's definitions, which literal names are resolved against.
+    pub(super) fn rules(&self) -> &'a Defs {
+        self.rules
+    }
+
+    /// Whether a script function of this name takes `params` parameters (a method call's
+    /// target is its `this`, not one of them).
+    pub(super) fn is_script_fn(&self, name: &ImmutableString, params: usize) -> bool {
+        self.index.contains_key(&(name.clone(), params))
+    }
+
     pub(super) fn max_slots(&self) -> usize {
         self.max
     }

@@ -22,6 +22,7 @@
 
 mod chain;
 mod ctx;
+mod direct;
 mod expr;
 mod ops;
 mod stmt;

@@ -41,7 +41,9 @@ fn listable(lo: i64, hi: i64) -> bool {
 #[derive(Clone)]
 pub struct Game {
     rules: Rc<Rules>,
-    state: State,
+    /// Boxed: hooks run on the state moved into the scripts' cell, and moving a box is a
+    /// pointer swap.
+    state: Box<State>,
 }
 
 impl std::fmt::Debug for Game {
@@ -97,7 +99,7 @@ impl Game {
         let mut state = State::initial(&rules, players, seed);
         state.recording = recording;
         state.stated = stated;
-        let mut game = Game { rules, state };
+        let mut game = Game { rules, state: Box::new(state) };
         game.advance()?;
         Ok(game)
     }

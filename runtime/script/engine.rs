@@ -114,7 +114,7 @@ impl Scripts {
             program,
             engine,
             ast,
-            cell: Rc::new(RefCell::new(State::default())),
+            cell: Rc::new(RefCell::new(Box::default())),
             defs,
             work: Rc::new(Cell::new(0)),
             scratch: Rc::default(),

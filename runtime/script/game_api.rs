@@ -20,7 +20,7 @@ use crate::state::{Prompt, State};
 /// The handle scripts receive as `game`.
 #[derive(Clone)]
 pub struct GameApi {
-    pub(super) state: Rc<RefCell<State>>,
+    pub(super) state: Rc<RefCell<Box<State>>>,
     pub(super) defs: Rc<Defs>,
     /// Work done for the running hook so far (see `MAX_ENGINE_WORK`).
     pub(super) work: Rc<Cell<u64>>,

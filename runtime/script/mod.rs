@@ -79,7 +79,7 @@ pub(crate) struct Scripts {
     program: Option<Program>,
     engine: Engine,
     ast: AST,
-    cell: Rc<RefCell<State>>,
+    cell: Rc<RefCell<Box<State>>>,
     defs: Rc<Defs>,
     /// Engine work done for the running hook (see `MAX_ENGINE_WORK`).
     work: Rc<Cell<u64>>,
@@ -103,13 +103,19 @@ pub(crate) struct Scripts {
 
 impl Scripts {
     /// Runs a hook with the game (and, for action hooks, the action's arguments). The state is
-    /// moved into the scripts' cell for the call and back out, whatever the result.
-    pub(crate) fn call(&self, hook: HookId, state: &mut State, args: Option<Map>) -> Result<Dynamic, Error> {
+    /// moved into the scripts' cell for the call and back out, whatever the result: it is boxed,
+    /// so that each move swaps a pointer rather than the whole state.
+    pub(crate) fn call(&self, hook: HookId, state: &mut Box<State>, args: Option<Map>) -> Result<Dynamic, Error> {
         self.call_with(hook, state, args.map(Dynamic::from_map))
     }
 
     /// Runs a hook with the game and one more argument of any kind.
-    pub(crate) fn call_with(&self, hook: HookId, state: &mut State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+    pub(crate) fn call_with(
+        &self,
+        hook: HookId,
+        state: &mut Box<State>,
+        extra: Option<Dynamic>,
+    ) -> Result<Dynamic, Error> {
         std::mem::swap(state, &mut *self.cell.borrow_mut());
         let result = self.call_in_cell(hook, extra);
         std::mem::swap(state, &mut *self.cell.borrow_mut());
@@ -292,7 +298,7 @@ impl Scripts {
     }
 
     /// Runs a hook whose return value does not matter.
-    pub(crate) fn run(&self, hook: HookId, state: &mut State, args: Option<Map>) -> Result<(), Error> {
+    pub(crate) fn run(&self, hook: HookId, state: &mut Box<State>, args: Option<Map>) -> Result<(), Error> {
         self.call(hook, state, args).map(drop)
     }
 }

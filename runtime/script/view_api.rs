@@ -19,7 +19,7 @@ use crate::state::State;
 /// out of lists, and asking about one directly is an error.
 #[derive(Clone)]
 pub struct SeatView {
-    pub(super) state: Rc<RefCell<State>>,
+    pub(super) state: Rc<RefCell<Box<State>>>,
     pub(super) defs: Rc<Defs>,
     pub(super) seat: SeatId,
     /// Zone and counter names looked up lately.

@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use crate::diag::{Diagnostic, Error};
 use crate::event::{Event, describe_action};
-use crate::rules::{ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId};
+use crate::rules::{ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId};
 use crate::script::{args_map, from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 use crate::value::{Args, Fixed};
@@ -268,35 +268,40 @@ impl Game {
         fixed: &[Option<Value>],
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
-        let params = self.rules.actions[action as usize].params.len().min(fixed.len());
+        let def = &self.rules.actions[action as usize];
+        let params = def.params.len().min(fixed.len());
         let args = Args::filled(Value::Int(0), params).unwrap_or_default();
-        self.enumerate_from(0, fixed, &mut Action { seat, action, args }, out)
+        self.enumerate_from(def, 0, fixed, &mut Action { seat, action, args }, out)
     }
 
     /// `enumerate` from parameter `k` on, the earlier ones set in `candidate`.
     fn enumerate_from(
         &self,
+        def: &ActionDef,
         k: usize,
         fixed: &[Option<Value>],
         candidate: &mut Action,
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
         if k == candidate.args.len() {
-            if self.refused(candidate).is_none() && self.passes_legal_hook(candidate)? {
+            // The definition was looked up once for the whole listing: candidates are many.
+            if self.refused_by(def, candidate).is_none()
+                && (def.legal.is_none() || self.passes_legal_hook(candidate)?)
+            {
                 out.push(*candidate);
             }
             return Ok(());
         }
         if let Some(v) = fixed[k] {
             candidate.args[k] = v;
-            return self.enumerate_from(k + 1, fixed, candidate, out);
+            return self.enumerate_from(def, k + 1, fixed, candidate, out);
         }
         let defs = &*self.rules;
         let mut each = |v: Value, candidate: &mut Action| {
             candidate.args[k] = v;
-            self.enumerate_from(k + 1, fixed, candidate, out)
+            self.enumerate_from(def, k + 1, fixed, candidate, out)
         };
-        match &defs.actions[candidate.action as usize].params[k].domain {
+        match &def.params[k].domain {
             Domain::Piece(kinds, within) => {
                 for (p, def) in defs.pieces.iter().enumerate() {
                     if kinds.contains(&def.kind) && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p]))
@@ -319,8 +324,12 @@ impl Game {
     /// Which built-in check refuses a candidate, if one does. No message is built: listing
     /// options checks many candidates and reports none (`refusal` words the one reported).
     fn refused(&self, a: &Action) -> Option<Refused<'_>> {
+        self.refused_by(&self.rules.actions[a.action as usize], a)
+    }
+
+    /// [`Game::refused`], given the action's definition.
+    fn refused_by<'d>(&'d self, def: &'d ActionDef, a: &Action) -> Option<Refused<'d>> {
         let defs = &*self.rules;
-        let def = &defs.actions[a.action as usize];
         if let Some((pi, zi)) = def.effect.moves
             && let (Some(Value::Piece(p)), Some(Value::Zone(z))) = (a.args.get(pi), a.args.get(zi))
         {

@@ -13,7 +13,6 @@ use super::natives::{Natives, Registry};
 use super::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS, Scripts};
 use crate::diag::{Diagnostic, Error, FileId};
 use crate::rules::defs::Defs;
-use crate::state::State;
 
 /// A Rhai engine with the scripts' limits and every native function registered: the `Game`
 /// handle's, the `View` handle's and the helpers on plain values.

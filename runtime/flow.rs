@@ -11,7 +11,9 @@ use std::rc::Rc;
 
 use crate::diag::{Diagnostic, Error};
 use crate::event::{Event, describe_action};
-use crate::rules::{ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId};
+use crate::rules::{
+    ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId,
+};
 use crate::script::{args_map, from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 use crate::value::{Args, Fixed};

@@ -244,6 +244,17 @@ pub(super) fn register(engine: &mut Registry) {
         reveal(g, g.zone_named(&zone)?);
         Ok(())
     });
+    engine.register_direct("reveal", &[Param::Zones], |g: &GameApi, args| match args {
+        [Arg::Ids(zones)] => Some((|| {
+            g.scan()?;
+            for &z in zones.iter() {
+                g.scan()?;
+                reveal(g, z);
+            }
+            Ok(Dynamic::UNIT)
+        })()),
+        _ => None,
+    });
     engine.register_fn("reveal", |g: &mut GameApi, zones: Array| -> RhaiResult<()> {
         g.scan()?;
         for zone in zones {

@@ -40,17 +40,20 @@ pub(crate) enum Param {
     Zone,
     /// A counter's name written as a literal: the compiler resolves it at load.
     Counter,
+    /// A list of zone names written as a literal (`["hand", "table"]`): resolved at load.
+    Zones,
     /// A string written as a literal, passed as it is (a property's name).
     Text,
     /// An integer, written or computed at the call.
     Int,
 }
 
-/// One argument given to a [`DirectForm`]: a zone or counter resolved at load (`Id`), a literal
-/// string, or an integer.
+/// One argument given to a [`DirectForm`]: a zone or counter resolved at load (`Id`), zones
+/// resolved at load, a literal string, or an integer.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Arg<'a> {
     Id(u16),
+    Ids(&'a [u16]),
     Text(&'a ImmutableString),
     Int(i64),
 }

@@ -167,7 +167,8 @@ fn the_probe_gives_what_rhai_gives() {
         "computed [2, 1, 1, 0, 0, [1, 2], 5, 1, 1]",
         // Score's range is 0-10: 12 is held at 10, then -3 and +2. Token 0 goes to the table;
         // the bag is not ordered, so its top is its lowest id left, token 1; token 2 has n 5.
-        "direct [10, 7, 9, 9, \"table\", 1, 1, 5, 1, 0]",
+        // Tokens 1 and 2 turned face down stay so when no zone is revealed, not after the bag.
+        "direct [10, 7, 9, 9, \"table\", 1, 1, 5, 1, 0, false, true]",
         "pointer 13",
     ];
     assert_eq!(compiled, expected);

@@ -17,6 +17,8 @@ const MOST: usize = 4;
 enum Given {
     /// A zone or counter, resolved at load.
     Id(u16),
+    /// Zones, resolved at load.
+    Ids(Vec<u16>),
     /// A literal string.
     Text(ImmutableString),
     /// A literal integer.
@@ -59,8 +61,9 @@ impl FnCompiler<'_> {
         let mut given = Vec::with_capacity(arity);
         let mut literals = Vec::with_capacity(arity);
         for (param, e) in params.iter().zip(&f.args) {
-            let value = literal(e);
+            let value = literal(e).or_else(|| literal_list(e));
             given.push(match (param, &value) {
+                (Param::Zones, Some(v)) => Given::Ids(resolve_all(self, v).unwrap_or_default()),
                 (Param::Zone, Some(v)) => Given::Id(resolve(self, *param, v).unwrap_or_default()),
                 (Param::Counter, Some(v)) => Given::Id(resolve(self, *param, v).unwrap_or_default()),
                 (Param::Text, Some(v)) => Given::Text(v.clone().into_immutable_string().unwrap_or_default()),
@@ -82,10 +85,25 @@ fn fits(fc: &FnCompiler, params: &[Param], args: &[Expr]) -> bool {
         && params.iter().zip(args).all(|(&param, e)| match (param, literal(e)) {
             (Param::Int, None) => true,
             (Param::Int, Some(v)) => v.is_int(),
+            (Param::Zones, v) => v.or_else(|| literal_list(e)).is_some_and(|v| resolve_all(fc, &v).is_some()),
             (_, None) => false,
             (Param::Text, Some(v)) => v.is_string(),
             (_, Some(v)) => resolve(fc, param, &v).is_some(),
         })
+}
+
+/// The zones a literal list names, if every item is a zone's name.
+fn resolve_all(fc: &FnCompiler, list: &Dynamic) -> Option<Vec<u16>> {
+    let list = list.read_lock::<rhai::Array>()?;
+    list.iter().map(|name| resolve(fc, Param::Zone, name)).collect()
+}
+
+/// A list of literals written out (`["a", "b"]`), which Rhai's optimizer leaves as a list
+/// expression.
+fn literal_list(e: &Expr) -> Option<Dynamic> {
+    let Expr::Array(items, _) = e else { return None };
+    let items = items.iter().map(literal).collect::<Option<rhai::Array>>()?;
+    Some(Dynamic::from_array(items))
 }
 
 /// The zone or counter a literal names.
@@ -120,6 +138,7 @@ impl DirectSite {
         for (k, g) in self.given.iter().enumerate() {
             args[k] = match g {
                 Given::Id(id) => Arg::Id(*id),
+                Given::Ids(ids) => Arg::Ids(ids),
                 Given::Text(t) => Arg::Text(t),
                 Given::Int(n) => Arg::Int(*n),
                 Given::Code(_) => match computed[k].as_int() {

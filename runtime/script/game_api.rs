@@ -10,7 +10,7 @@ use rhai::{Array, Dynamic, ImmutableString, Map};
 use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::names::Names;
-use super::natives::{Arg, Param, Registry};
+use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
 use crate::event::Event;
@@ -88,14 +88,6 @@ impl GameApi {
         }
     }
 
-    /// [`GameApi::zone`] for a script's string, which is remembered (see `names.rs`).
-    fn zone_named(&self, name: &ImmutableString) -> RhaiResult<ZoneId> {
-        match self.names.zones.find(name, |n| self.defs.zone(n)) {
-            Some(z) => Ok(z),
-            None => fail(format!("no zone named `{name}`")),
-        }
-    }
-
     fn piece(&self, id: i64) -> RhaiResult<PieceId> {
         if (0..self.defs.pieces.len() as i64).contains(&id) {
             Ok(id as PieceId)
@@ -108,6 +100,16 @@ impl GameApi {
         match self.names.counters.find(name, |n| self.defs.counter(n)) {
             Some(c) => Ok(c),
             None => fail(format!("no counter named `{name}`")),
+        }
+    }
+}
+
+impl ZoneNames for GameApi {
+    /// [`GameApi::zone`] for a script's string, which is remembered (see `names.rs`).
+    fn zone_named(&self, name: &ImmutableString) -> RhaiResult<ZoneId> {
+        match self.names.zones.find(name, |n| self.defs.zone(n)) {
+            Some(z) => Ok(z),
+            None => fail(format!("no zone named `{name}`")),
         }
     }
 }
@@ -175,16 +177,23 @@ pub(super) fn register(engine: &mut Registry) {
         let z = g.zone_named(&zone)?;
         Ok(g.in_zone(z, |_, pieces| piece_array(pieces)))
     });
-    engine.register_direct("pieces", &[Param::Zone], |g: &GameApi, args| match args {
-        [Arg::Id(z)] => Some(g.scan().map(|()| Dynamic::from_array(g.in_zone(*z, |_, pieces| piece_array(pieces))))),
+    engine.register_direct("pieces", &[Param::Zone], |g: &GameApi, args| match *args {
+        [zone] => {
+            let zone = zone.zone()?;
+            Some(
+                g.scan()
+                    .and_then(|()| g.zone_arg(zone))
+                    .map(|z| Dynamic::from_array(g.in_zone(z, |_, p| piece_array(p)))),
+            )
+        }
         _ => None,
     });
     engine.register_fn("count", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<i64> {
         let z = g.zone_named(&zone)?;
         Ok(i64::from(g.state.borrow().count(z)))
     });
-    engine.register_direct("count", &[Param::Zone], |g: &GameApi, args| match args {
-        [Arg::Id(z)] => Some(Ok(Dynamic::from_int(i64::from(g.state.borrow().count(*z))))),
+    engine.register_direct("count", &[Param::Zone], |g: &GameApi, args| match *args {
+        [zone] => Some(g.zone_arg(zone.zone()?).map(|z| Dynamic::from_int(i64::from(g.state.borrow().count(z))))),
         _ => None,
     });
     engine.register_fn("top", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<Dynamic> {
@@ -192,8 +201,11 @@ pub(super) fn register(engine: &mut Registry) {
         let z = g.zone_named(&zone)?;
         Ok(top(g, z))
     });
-    engine.register_direct("top", &[Param::Zone], |g: &GameApi, args| match args {
-        [Arg::Id(z)] => Some(g.scan().map(|()| top(g, *z))),
+    engine.register_direct("top", &[Param::Zone], |g: &GameApi, args| match *args {
+        [zone] => {
+            let zone = zone.zone()?;
+            Some(g.scan().and_then(|()| g.zone_arg(zone)).map(|z| top(g, z)))
+        }
         _ => None,
     });
     engine.register_fn("zone_of", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> { zone_of(g, piece) });
@@ -213,11 +225,14 @@ pub(super) fn register(engine: &mut Registry) {
         g.state.borrow_mut().move_piece(&g.defs, p, z);
         Ok(())
     });
-    engine.register_direct("move", &[Param::Int, Param::Zone], |g: &GameApi, args| match args {
-        [Arg::Int(piece), Arg::Id(z)] => Some(g.piece(*piece).map(|p| {
-            g.state.borrow_mut().move_piece(&g.defs, p, *z);
-            Dynamic::UNIT
-        })),
+    engine.register_direct("move", &[Param::Int, Param::Zone], |g: &GameApi, args| match *args {
+        [Arg::Int(piece), zone] => {
+            let zone = zone.zone()?;
+            Some(g.piece(piece).and_then(|p| Ok((p, g.zone_arg(zone)?))).map(|(p, z)| {
+                g.state.borrow_mut().move_piece(&g.defs, p, z);
+                Dynamic::UNIT
+            }))
+        }
         _ => None,
     });
     engine.register_fn("move_bottom", |g: &mut GameApi, piece: i64, zone: ImmutableString| -> RhaiResult<()> {
@@ -230,8 +245,15 @@ pub(super) fn register(engine: &mut Registry) {
         let (from, to) = (g.zone_named(&from)?, g.zone_named(&to)?);
         Ok(move_all(g, from, to))
     });
-    engine.register_direct("move_all", &[Param::Zone, Param::Zone], |g: &GameApi, args| match args {
-        [Arg::Id(from), Arg::Id(to)] => Some(g.scan().map(|()| Dynamic::from_int(move_all(g, *from, *to)))),
+    engine.register_direct("move_all", &[Param::Zone, Param::Zone], |g: &GameApi, args| match *args {
+        [from, to] => {
+            let (from, to) = (from.zone()?, to.zone()?);
+            Some((|| {
+                g.scan()?;
+                let (from, to) = (g.zone_arg(from)?, g.zone_arg(to)?);
+                Ok(Dynamic::from_int(move_all(g, from, to)))
+            })())
+        }
         _ => None,
     });
     engine.register_fn("turn", |g: &mut GameApi, piece: i64, up: bool| -> RhaiResult<()> {
@@ -355,30 +377,42 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn(
         "move_where",
         |g: &mut GameApi, from: ImmutableString, filter: Map, to: ImmutableString| -> RhaiResult<i64> {
-            move_where(g, &from, FilterArg::Map(&filter), &to)
+            move_where(g, ZoneArg::Named(&from), FilterArg::Map(&filter), ZoneArg::Named(&to))
         },
     );
     engine.register_filter_form("move_where", 4, 2, |args, f| {
         let [g, from, _, to] = args else { return None };
         let (from, to) = (from.read_lock::<ImmutableString>()?, to.read_lock::<ImmutableString>()?);
-        Some(move_where(&*g.read_lock::<GameApi>()?, &from, f, &to).map(Dynamic::from))
+        let (from, to) = (ZoneArg::Named(&from), ZoneArg::Named(&to));
+        Some(move_where(&*g.read_lock::<GameApi>()?, from, f, to).map(Dynamic::from))
+    });
+    engine.register_direct("move_where", &[Param::Zone, Param::Filter, Param::Zone], |g: &GameApi, args| match *args {
+        [from, Arg::Filter(f), to] => Some(move_where(g, from.zone()?, f, to.zone()?).map(Dynamic::from)),
+        _ => None,
     });
     engine.register_fn("sum", |g: &mut GameApi, zone: ImmutableString, prop: &str| -> RhaiResult<i64> {
         g.scan()?;
-        sum_where(g, &zone, prop, FilterArg::Map(&Map::new()))
+        sum_where(g, ZoneArg::Named(&zone), prop, FilterArg::Map(&Map::new()))
     });
     engine.register_fn(
         "sum_where",
         |g: &mut GameApi, zone: ImmutableString, prop: &str, filter: Map| -> RhaiResult<i64> {
             g.scan()?;
-            sum_where(g, &zone, prop, FilterArg::Map(&filter))
+            sum_where(g, ZoneArg::Named(&zone), prop, FilterArg::Map(&filter))
         },
     );
     engine.register_filter_form("sum_where", 4, 3, |args, f| {
         let [g, zone, prop, _] = args else { return None };
         let (zone, prop) = (zone.read_lock::<ImmutableString>()?, prop.read_lock::<ImmutableString>()?);
         let g = g.read_lock::<GameApi>()?;
-        Some(g.scan().and_then(|()| sum_where(&g, &zone, &prop, f)).map(Dynamic::from))
+        Some(g.scan().and_then(|()| sum_where(&g, ZoneArg::Named(&zone), &prop, f)).map(Dynamic::from))
+    });
+    engine.register_direct("sum_where", &[Param::Zone, Param::Text, Param::Filter], |g: &GameApi, args| match *args {
+        [zone, Arg::Text(prop), Arg::Filter(f)] => {
+            let zone = zone.zone()?;
+            Some(g.scan().and_then(|()| sum_where(g, zone, prop, f)).map(Dynamic::from))
+        }
+        _ => None,
     });
     engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
         let p = g.piece(piece)?;
@@ -643,18 +677,18 @@ fn prop(g: &GameApi, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic> 
 }
 
 /// `count_where(zone, filter)`: how many pieces of the zone match.
-fn count_where(g: &GameApi, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<i64> {
+fn count_where(g: &GameApi, zone: ZoneArg, filter: FilterArg) -> RhaiResult<i64> {
     g.scan()?;
-    let z = g.zone_named(zone)?;
+    let z = g.zone_arg(zone)?;
     let f = filter.resolve(&g.defs)?;
     let s = g.state.borrow();
     Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
 }
 
 /// `pieces_where(zone, filter)`: the pieces of the zone that match, in the zone's order.
-fn pieces_where(g: &GameApi, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<Array> {
+fn pieces_where(g: &GameApi, zone: ZoneArg, filter: FilterArg) -> RhaiResult<Array> {
     g.scan()?;
-    let z = g.zone_named(zone)?;
+    let z = g.zone_arg(zone)?;
     let f = filter.resolve(&g.defs)?;
     Ok(g.in_zone(z, |s, pieces| {
         pieces.retain(|&p| f.matches(&g.defs, s, p));
@@ -664,9 +698,9 @@ fn pieces_where(g: &GameApi, zone: &ImmutableString, filter: FilterArg) -> RhaiR
 
 /// `move_where(from, filter, to)`: moves the pieces that match, keeping their order (the last
 /// listed moves first, so the first listed ends on top); returns how many moved.
-fn move_where(g: &GameApi, from: &ImmutableString, filter: FilterArg, to: &ImmutableString) -> RhaiResult<i64> {
+fn move_where(g: &GameApi, from: ZoneArg, filter: FilterArg, to: ZoneArg) -> RhaiResult<i64> {
     g.scan()?;
-    let (from, to) = (g.zone_named(from)?, g.zone_named(to)?);
+    let (from, to) = (g.zone_arg(from)?, g.zone_arg(to)?);
     let f = filter.resolve(&g.defs)?;
     Ok(g.in_zone(from, |s, pieces| {
         pieces.retain(|&p| f.matches(&g.defs, s, p));
@@ -692,8 +726,8 @@ fn piece_array(pieces: &[PieceId]) -> Array {
 }
 
 /// `sum_where(zone, prop, filter)`: the total of `prop` over the pieces that match.
-fn sum_where(g: &GameApi, zone: &ImmutableString, prop: &str, filter: FilterArg) -> RhaiResult<i64> {
-    let z = g.zone_named(zone)?;
+fn sum_where(g: &GameApi, zone: ZoneArg, prop: &str, filter: FilterArg) -> RhaiResult<i64> {
+    let z = g.zone_arg(zone)?;
     let f = filter.resolve(&g.defs)?;
     g.in_zone(z, |s, pieces| {
         let mut total = 0i64;

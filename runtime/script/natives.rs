@@ -15,6 +15,7 @@ use rhai::{Dynamic, Engine, ImmutableString, Map, RhaiFunc, RhaiNativeFunc, Vari
 
 use super::RhaiResult;
 use super::board::FilterArg;
+use crate::rules::defs::ZoneId;
 
 /// One registered native: the types of its parameters (strings as `ImmutableString`, any type
 /// as `Dynamic`) and the function.
@@ -36,7 +37,8 @@ pub(crate) struct Natives {
 /// What one argument of a [`DirectForm`] must be, after the handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Param {
-    /// A zone's name written as a literal: the compiler resolves it at load.
+    /// A zone's name: a literal is resolved at load, a name computed at the call is passed as
+    /// a string (`Arg::Text`).
     Zone,
     /// A counter's name written as a literal: the compiler resolves it at load.
     Counter,
@@ -46,16 +48,53 @@ pub(crate) enum Param {
     Text,
     /// An integer, written or computed at the call.
     Int,
+    /// A filter written as a map (`#{ kind: "card" }`, `#{ at: here }`): prepared at load, the
+    /// way [`FilterForm`]s take it.
+    Filter,
 }
 
 /// One argument given to a [`DirectForm`]: a zone or counter resolved at load (`Id`), zones
-/// resolved at load, a literal string, or an integer.
-#[derive(Clone, Copy, Debug)]
+/// resolved at load, a string (a literal, or a zone's name computed at the call), an integer,
+/// or a prepared filter.
+#[derive(Clone, Copy)]
 pub(crate) enum Arg<'a> {
     Id(u16),
     Ids(&'a [u16]),
     Text(&'a ImmutableString),
     Int(i64),
+    Filter(FilterArg<'a>),
+}
+
+impl<'a> Arg<'a> {
+    /// The zone this argument gives, if it gives one: resolved at load, or a name.
+    pub(crate) fn zone(self) -> Option<ZoneArg<'a>> {
+        match self {
+            Arg::Id(z) => Some(ZoneArg::Id(z)),
+            Arg::Text(name) => Some(ZoneArg::Named(name)),
+            _ => None,
+        }
+    }
+}
+
+/// A zone as a native is given it: resolved at load (a direct form's), or a script's string.
+#[derive(Clone, Copy)]
+pub(crate) enum ZoneArg<'a> {
+    Id(ZoneId),
+    Named(&'a ImmutableString),
+}
+
+/// A handle that finds zones by name (the `Game` and `View` handles).
+pub(crate) trait ZoneNames {
+    /// The zone a script's string names, or the error that it names none.
+    fn zone_named(&self, name: &ImmutableString) -> RhaiResult<ZoneId>;
+
+    /// The zone an argument gives.
+    fn zone_arg(&self, zone: ZoneArg) -> RhaiResult<ZoneId> {
+        match zone {
+            ZoneArg::Id(z) => Ok(z),
+            ZoneArg::Named(name) => self.zone_named(name),
+        }
+    }
 }
 
 /// A native's form for call sites that name their zones and counters with literals, as hooks
@@ -185,20 +224,24 @@ impl Registry<'_> {
     }
 
     /// Registers a native `name(handle, zone, filter)` of handle type `H`: its ordinary form,
-    /// which reads the filter from the script's map at each call, and its filter form (the
-    /// same function given a filter prepared at load).
+    /// which reads the filter from the script's map at each call, its filter form (the same
+    /// function given a filter prepared at load) and its direct form.
     pub(crate) fn register_zone_filter_fn<H: Variant + Clone, R: Variant + Clone>(
         &mut self,
         name: &str,
-        native: fn(&H, &ImmutableString, FilterArg) -> RhaiResult<R>,
+        native: fn(&H, ZoneArg, FilterArg) -> RhaiResult<R>,
     ) -> &mut Self {
         self.register_fn(name, move |h: &mut H, zone: ImmutableString, filter: Map| -> RhaiResult<R> {
-            native(h, &zone, FilterArg::Map(&filter))
+            native(h, ZoneArg::Named(&zone), FilterArg::Map(&filter))
         });
         self.register_filter_form(name, 3, 2, move |args, prepared| {
             let [h, zone, _] = args else { return None };
             let (h, zone) = (h.read_lock::<H>()?, zone.read_lock::<ImmutableString>()?);
-            Some(native(&h, &zone, prepared).map(Dynamic::from))
+            Some(native(&h, ZoneArg::Named(&zone), prepared).map(Dynamic::from))
+        });
+        self.register_direct(name, &[Param::Zone, Param::Filter], move |h: &H, args| match *args {
+            [zone, Arg::Filter(filter)] => Some(native(h, zone.zone()?, filter).map(Dynamic::from)),
+            _ => None,
         })
     }
 

@@ -9,7 +9,7 @@ use super::board::{Filter, FilterArg, filters, graph_distances, link_names, link
 use super::game_api::{prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
 use super::names::Names;
-use super::natives::{Arg, Param, Registry};
+use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
 use super::{RhaiResult, fail};
 use crate::rules::defs::{CounterId, Defs, PieceId, SeatId, Sight, ZoneId};
 use crate::state::State;
@@ -31,12 +31,6 @@ pub struct SeatView {
 impl SeatView {
     fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
         let found = self.names.zones.get(name).or_else(|| self.defs.zone(name));
-        found.map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
-    }
-
-    /// [`SeatView::zone`] for a script's string, which is remembered (see `names.rs`).
-    fn zone_named(&self, name: &ImmutableString) -> RhaiResult<ZoneId> {
-        let found = self.names.zones.find(name, |n| self.defs.zone(n));
         found.map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
     }
 
@@ -66,18 +60,26 @@ impl SeatView {
     }
 }
 
+impl ZoneNames for SeatView {
+    /// [`SeatView::zone`] for a script's string, which is remembered (see `names.rs`).
+    fn zone_named(&self, name: &ImmutableString) -> RhaiResult<ZoneId> {
+        let found = self.names.zones.find(name, |n| self.defs.zone(n));
+        found.map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
+    }
+}
+
 /// `view.pieces_where(zone, filter)`: the pieces of the zone the seat sees that match, as the
 /// seat knows them.
-fn pieces_where(v: &SeatView, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<Array> {
-    let z = v.zone_named(zone)?;
+fn pieces_where(v: &SeatView, zone: ZoneArg, filter: FilterArg) -> RhaiResult<Array> {
+    let z = v.zone_arg(zone)?;
     let f = filter.resolve(&v.defs)?;
     Ok(v.visible_in(z, |s, p| f.matches_as(&v.defs, s, p, Some(v.seat))))
 }
 
 /// `view.count_where(zone, filter)`: how many pieces of the zone the seat sees match, as the
 /// seat knows them.
-fn count_where(v: &SeatView, zone: &ImmutableString, filter: FilterArg) -> RhaiResult<i64> {
-    let z = v.zone_named(zone)?;
+fn count_where(v: &SeatView, zone: ZoneArg, filter: FilterArg) -> RhaiResult<i64> {
+    let z = v.zone_arg(zone)?;
     let f = filter.resolve(&v.defs)?;
     let s = v.state.borrow();
     let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
@@ -169,8 +171,8 @@ pub(super) fn register(engine: &mut Registry) {
         let z = v.zone_named(&zone)?;
         Ok(count(v, z))
     });
-    engine.register_direct("count", &[Param::Zone], |v: &SeatView, args| match args {
-        [Arg::Id(z)] => Some(Ok(Dynamic::from_int(count(v, *z)))),
+    engine.register_direct("count", &[Param::Zone], |v: &SeatView, args| match *args {
+        [zone] => Some(v.zone_arg(zone.zone()?).map(|z| Dynamic::from_int(count(v, z)))),
         _ => None,
     });
     engine.register_fn("zone_of", |v: &mut SeatView, piece: i64| -> RhaiResult<ImmutableString> { zone_of(v, piece) });

@@ -2,16 +2,17 @@
 //! 2)` with its counter resolved at load, called without Rhai's calling protocol.
 
 use std::mem::ManuallyDrop;
+use std::rc::Rc;
 
 use rhai::{Dynamic, Expr, FnCallExpr, ImmutableString, Position};
 
 use super::ctx::{Ctx, Res, check_size, fill_position, pop_to, release};
-use super::expr::{FnCompiler, KEYWORDS, NativeSite, literal};
+use super::expr::{FnCompiler, KEYWORDS, NativeSite, Prepared, literal};
 use super::{C, Eval};
 use crate::script::natives::{Arg, DirectCall, Param};
 
 /// The most arguments after the handle a direct form takes.
-const MOST: usize = 4;
+const MOST: usize = 3;
 
 /// One argument of a direct call site, as the compiler found it.
 enum Given {
@@ -24,7 +25,21 @@ enum Given {
     /// A literal integer.
     Int(i64),
     /// An integer computed at the call.
-    Code(Eval),
+    IntCode(Eval),
+    /// A zone's name computed at the call.
+    NameCode(Eval),
+    /// A filter prepared at load, with the code computing its values if it has some.
+    Filter(Prepared, Option<Eval>),
+}
+
+impl Given {
+    /// The code the call runs for this argument, if any.
+    fn code(&self) -> Option<&Eval> {
+        match self {
+            Given::IntCode(e) | Given::NameCode(e) | Given::Filter(_, Some(e)) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// A method call on a variable (`game.add("money", 2)`) whose native has direct forms that fit
@@ -34,7 +49,9 @@ pub(super) struct DirectSite {
     slot: usize,
     given: Vec<Given>,
     /// The fitting forms, tried in turn (each takes one type of handle).
-    forms: Vec<std::rc::Rc<DirectCall>>,
+    forms: Vec<Rc<DirectCall>>,
+    /// The arguments computed at the call, by index.
+    codes: Vec<usize>,
     /// The literal arguments as values, for a call that goes the ordinary way.
     literals: Vec<Dynamic>,
     /// The ordinary way: every argument on the stack, the native picked by their types.
@@ -63,27 +80,35 @@ impl FnCompiler<'_> {
         for (param, e) in params.iter().zip(&f.args) {
             let value = literal(e).or_else(|| literal_list(e));
             given.push(match (param, &value) {
+                (Param::Filter, _) => {
+                    // A map the rules reject is left to the ordinary way, which reports it.
+                    let Some((filter, values)) = self.filter_of(e) else { return Ok(None) };
+                    Given::Filter(filter, values)
+                }
                 (Param::Zones, Some(v)) => Given::Ids(resolve_all(self, v).unwrap_or_default()),
-                (Param::Zone, Some(v)) => Given::Id(resolve(self, *param, v).unwrap_or_default()),
-                (Param::Counter, Some(v)) => Given::Id(resolve(self, *param, v).unwrap_or_default()),
+                (Param::Zone | Param::Counter, Some(v)) => Given::Id(resolve(self, *param, v).unwrap_or_default()),
                 (Param::Text, Some(v)) => Given::Text(v.clone().into_immutable_string().unwrap_or_default()),
                 (Param::Int, Some(v)) => Given::Int(v.as_int().unwrap_or_default()),
-                (_, None) => Given::Code(self.expr(e)?),
+                (Param::Zone, None) => Given::NameCode(self.expr(e)?),
+                (_, None) => Given::IntCode(self.expr(e)?),
             });
             literals.push(value.unwrap_or(Dynamic::UNIT));
         }
         let site = self.native_site(&f.name, arity + 1, pos);
-        let direct = DirectSite { slot, given, forms, literals, site };
+        let codes = (0..given.len()).filter(|&k| given[k].code().is_some()).collect();
+        let direct = DirectSite { slot, given, forms, codes, literals, site };
         Ok(Some(Box::new(move |c| direct.call(c))))
     }
 }
 
-/// Whether arguments `args` fit `params`: a zone or counter is a literal naming one, a text a
-/// literal string, an integer a literal integer or code (checked at the call).
+/// Whether arguments `args` fit `params`: a zone a literal naming one or code (its name checked
+/// at the call), a counter a literal naming one, zones a literal list of zone names, a text a
+/// literal string, an integer a literal integer or code (checked at the call), a filter a map.
 fn fits(fc: &FnCompiler, params: &[Param], args: &[Expr]) -> bool {
     params.len() == args.len()
         && params.iter().zip(args).all(|(&param, e)| match (param, literal(e)) {
-            (Param::Int, None) => true,
+            (Param::Filter, _) => matches!(e, Expr::Map(..)) || matches!(e, Expr::DynamicConstant(v, _) if v.is_map()),
+            (Param::Int | Param::Zone, None) => true,
             (Param::Int, Some(v)) => v.is_int(),
             (Param::Zones, v) => v.or_else(|| literal_list(e)).is_some_and(|v| resolve_all(fc, &v).is_some()),
             (_, None) => false,
@@ -122,55 +147,79 @@ impl DirectSite {
         // The values are released by hand (see `release`): Rust's drop code would call Rhai's
         // for each of them, mostly integers.
         let mut computed = ManuallyDrop::new([const { Dynamic::UNIT }; MOST]);
-        for (k, g) in self.given.iter().enumerate() {
-            if let Given::Code(e) = g {
-                match e(c) {
-                    Ok(v) => release(std::mem::replace(&mut computed[k], v.flatten())),
-                    Err(e) => {
-                        computed.iter_mut().for_each(|v| release(std::mem::take(v)));
-                        return Err(e);
-                    }
+        for &k in &self.codes {
+            let Some(code) = self.given[k].code() else { continue };
+            match code(c) {
+                Ok(v) => release(std::mem::replace(&mut computed[k], v.flatten())),
+                Err(e) => {
+                    self.release(&mut computed);
+                    return Err(e);
                 }
             }
         }
-        let mut args = [Arg::Int(0); MOST];
-        let mut direct = true;
-        for (k, g) in self.given.iter().enumerate() {
-            args[k] = match g {
-                Given::Id(id) => Arg::Id(*id),
-                Given::Ids(ids) => Arg::Ids(ids),
-                Given::Text(t) => Arg::Text(t),
-                Given::Int(n) => Arg::Int(*n),
-                Given::Code(_) => match computed[k].as_int() {
-                    Ok(n) => Arg::Int(n),
-                    Err(_) => {
-                        direct = false;
-                        break;
-                    }
-                },
-            };
-        }
-        if direct {
-            let handle = c.slot_ref(self.slot);
-            let args = &args[..self.given.len()];
-            if let Some(result) = self.forms.iter().find_map(|form| form(handle, args)) {
-                // Every computed value was an integer: nothing to release.
+        let fit = self.codes.iter().all(|&k| match self.given[k] {
+            Given::IntCode(_) => computed[k].is_int(),
+            Given::NameCode(_) => computed[k].is_string(),
+            _ => true,
+        });
+        if fit {
+            // Names computed at the call are lent where they lie, as strings.
+            let names: [Option<_>; MOST] = std::array::from_fn(|k| match self.given.get(k) {
+                Some(Given::NameCode(_)) => computed[k].as_immutable_string_ref().ok(),
+                _ => None,
+            });
+            let result = self.call_direct(c.slot_ref(self.slot), &computed, &names);
+            drop(names);
+            if let Some(result) = result {
+                self.release(&mut computed);
                 let pos = self.site.pos;
                 return result.and_then(|v| check_size(&v, pos).map(|()| v)).map_err(|e| fill_position(e, pos));
             }
         }
         // The ordinary way, with the values already computed.
         let mark = c.stack.len();
-        for (k, literal) in self.literals.iter().enumerate() {
-            let value = match self.given.get(k) {
-                Some(Given::Code(_)) => std::mem::take(&mut computed[k]),
+        for (k, (literal, g)) in self.literals.iter().zip(&self.given).enumerate() {
+            let value = match g {
+                Given::IntCode(_) | Given::NameCode(_) => std::mem::take(&mut computed[k]),
+                Given::Filter(filter, _) => filter.map(std::mem::take(&mut computed[k])),
                 _ => literal.clone(),
             };
             c.stack.push(value);
         }
-        computed.iter_mut().for_each(|v| release(std::mem::take(v)));
+        self.release(&mut computed);
         let result = self.site.call_on_slot(c, self.slot, mark);
         pop_to(&mut c.stack, mark);
         result
+    }
+
+    /// Releases the values computed for the call.
+    fn release(&self, computed: &mut [Dynamic; MOST]) {
+        for &k in &self.codes {
+            release(std::mem::take(&mut computed[k]));
+        }
+    }
+
+    /// Calls the first form that takes the handle, with the arguments: the given ones, the
+    /// values computed and the names taken out of them.
+    fn call_direct(
+        &self,
+        handle: &Dynamic,
+        computed: &[Dynamic; MOST],
+        names: &[Option<impl std::ops::Deref<Target = ImmutableString>>; MOST],
+    ) -> Option<Res<Dynamic>> {
+        let mut args = [Arg::Int(0); MOST];
+        for (k, g) in self.given.iter().enumerate().take(MOST) {
+            args[k] = match g {
+                Given::Id(id) => Arg::Id(*id),
+                Given::Int(n) => Arg::Int(*n),
+                Given::IntCode(_) => Arg::Int(computed[k].as_int().unwrap_or_default()),
+                Given::Text(t) => Arg::Text(t),
+                Given::Ids(ids) => Arg::Ids(ids),
+                Given::NameCode(_) => Arg::Text(names[k].as_deref()?),
+                Given::Filter(filter, _) => Arg::Filter(filter.arg(&computed[k])),
+            };
+        }
+        let args = &args[..self.given.len()];
+        self.forms.iter().find_map(|form| form(handle, args))
     }
 }

@@ -446,19 +446,23 @@ impl<'a> FnCompiler<'a> {
         let forms = natives.filter_forms(&site.name, exprs.len() + first);
         let Some(arg) = forms.first().map(|f| f.arg) else { return };
         let Some(j) = arg.checked_sub(first).filter(|&j| j < exprs.len()) else { return };
-        let filter = if let Some(map) = literal_map(&exprs[j]) {
-            let Ok(filter) = Filter::new(self.rules, &map) else { return };
-            evals[j] = constant(Dynamic::UNIT);
-            Prepared::Literal(filter, Dynamic::from_map(map))
-        } else if let Expr::Map(x, _) = &exprs[j] {
-            let Some((values, built, template, keys)) = self.built_filter(&x.0, &x.1) else { return };
-            evals[j] = values;
-            Prepared::Built(built, template, keys)
-        } else {
-            return;
-        };
+        let Some((filter, values)) = self.filter_of(&exprs[j]) else { return };
+        evals[j] = values.unwrap_or_else(|| constant(Dynamic::UNIT));
         let forms = forms.iter().filter(|f| f.arg == arg).cloned().collect();
         site.prepared = Some(Rc::new(PreparedFilter { arg, filter, forms }));
+    }
+
+    /// The filter a map argument becomes at load, and for a map with values computed at the
+    /// call, the code that computes them; `None` for an argument that is not a map, or a map the
+    /// rules reject or whose kind is computed.
+    pub(super) fn filter_of(&mut self, e: &Expr) -> Option<(Prepared, Option<Eval>)> {
+        if let Some(map) = literal_map(e) {
+            let filter = Filter::new(self.rules, &map).ok()?;
+            return Some((Prepared::Literal(filter, Dynamic::from_map(map)), None));
+        }
+        let Expr::Map(x, _) = e else { return None };
+        let (values, built, template, keys) = self.built_filter(&x.0, &x.1)?;
+        Some((Prepared::Built(built, template, keys), Some(values)))
     }
 
     /// A filter map with values computed at the call, as a [`BuiltFilter`]: the code that
@@ -563,7 +567,7 @@ pub(super) struct PreparedFilter {
 }
 
 /// What a call site's filter map became at load.
-enum Prepared {
+pub(super) enum Prepared {
     /// A literal map: its filter, and the map, for a call that goes the ordinary way after all.
     Literal(Filter, Dynamic),
     /// A map with values computed at the call: its filter, and for a call that goes the
@@ -572,10 +576,19 @@ enum Prepared {
     Built(BuiltFilter, Map, Vec<rhai::Identifier>),
 }
 
-impl PreparedFilter {
+impl Prepared {
+    /// The filter as a native takes it, given what the argument's code yielded (`()` for a
+    /// literal map).
+    pub(super) fn arg<'a>(&'a self, values: &'a Dynamic) -> FilterArg<'a> {
+        match self {
+            Prepared::Literal(filter, _) => FilterArg::Prepared(filter),
+            Prepared::Built(built, ..) => FilterArg::Built(built, values),
+        }
+    }
+
     /// The map the script wrote, from what the argument's code yielded.
-    fn map(&self, values: Dynamic) -> Dynamic {
-        match &self.filter {
+    pub(super) fn map(&self, values: Dynamic) -> Dynamic {
+        match self {
             Prepared::Literal(_, map) => map.clone(),
             Prepared::Built(_, literals, keys) => {
                 let mut map = literals.clone();
@@ -632,10 +645,7 @@ impl NativeSite {
             // The filter's place holds `()`, or the values computed for it, taken out for the
             // call.
             let values = std::mem::take(&mut rest[at]);
-            let filter = match &p.filter {
-                Prepared::Literal(filter, _) => FilterArg::Prepared(filter),
-                Prepared::Built(built, ..) => FilterArg::Built(built, &values),
-            };
+            let filter = p.filter.arg(&values);
             let done = with_refs(first.as_deref_mut(), rest, |refs| {
                 let v = p.forms.iter().find_map(|form| (form.call)(refs, filter))?;
                 Some(v.and_then(|v| check_size(&v, pos).map(|()| v)))
@@ -645,7 +655,7 @@ impl NativeSite {
                 return result.map_err(|e| fill_position(e, pos));
             }
             // The other arguments fit no filter form: the map goes back in its place.
-            rest[at] = p.map(values);
+            rest[at] = p.filter.map(values);
         }
         let types = first.as_deref().into_iter().chain(rest.iter()).map(Dynamic::type_id);
         if let Some(func) = self.candidates.pick(types) {

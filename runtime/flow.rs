@@ -286,22 +286,18 @@ impl Game {
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
         if k == candidate.args.len() {
-            // The definition was looked up once for the whole listing: candidates are many.
-            if self.refused_by(def, candidate).is_none()
-                && (def.legal.is_none() || self.passes_legal_hook(candidate)?)
-            {
-                out.push(*candidate);
-            }
-            return Ok(());
+            return self.admit(def, candidate, out);
         }
         if let Some(v) = fixed[k] {
             candidate.args[k] = v;
             return self.enumerate_from(def, k + 1, fixed, candidate, out);
         }
         let defs = &*self.rules;
+        // The last parameter's values are checked in place, without a call for each.
+        let last = k + 1 == candidate.args.len();
         let mut each = |v: Value, candidate: &mut Action| {
             candidate.args[k] = v;
-            self.enumerate_from(def, k + 1, fixed, candidate, out)
+            if last { self.admit(def, candidate, out) } else { self.enumerate_from(def, k + 1, fixed, candidate, out) }
         };
         match &def.params[k].domain {
             Domain::Piece(kinds, within) => {
@@ -319,6 +315,16 @@ impl Game {
             }
             Domain::Int(..) => {}
             Domain::Seat => (0..self.state.players).try_for_each(|s| each(Value::Seat(s), candidate))?,
+        }
+        Ok(())
+    }
+
+    /// Adds a complete candidate to `out` if the built-in checks and the `legal` hook allow it.
+    /// The definition was looked up once for the whole listing: candidates are many.
+    #[inline]
+    fn admit(&self, def: &ActionDef, candidate: &Action, out: &mut Vec<Action>) -> Result<(), Error> {
+        if self.refused_by(def, candidate).is_none() && (def.legal.is_none() || self.passes_legal_hook(candidate)?) {
+            out.push(*candidate);
         }
         Ok(())
     }

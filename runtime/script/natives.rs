@@ -98,7 +98,7 @@ pub(crate) trait ZoneNames {
 }
 
 /// A native's form for call sites that name their zones and counters with literals, as hooks
-/// mostly do (`game.add("money", 2)`, `game.count("tunnel")`): the compiler resolves the names
+/// mostly do (`game.add("score", 2)`, `game.count("hand")`): the compiler resolves the names
 /// once, at load, and the call gives the native the ids and integers as they are, without
 /// Rhai's calling protocol (arguments boxed, the native picked by their types, the result
 /// boxed and its size checked) or a lookup of each name. A call whose computed arguments turn

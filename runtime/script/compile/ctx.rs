@@ -58,6 +58,8 @@ pub(crate) struct Ctx<'a> {
     pub(super) handle_back: Option<Dynamic>,
     /// Handles lent to the parameters of the function that just returned (see `expr::lend`).
     pub(super) lent_back: std::mem::ManuallyDrop<[Dynamic; 8]>,
+    /// Which places of `lent_back` were ever filled (bit k: place k), to release only those.
+    lent_filled: u8,
 }
 
 thread_local! {
@@ -68,9 +70,11 @@ thread_local! {
 impl Drop for Ctx<'_> {
     fn drop(&mut self) {
         // `lent_back` is kept from Rust's drop code, which would call Rhai's for each of the
-        // eight (mostly `()`).
-        for v in self.lent_back.iter_mut() {
-            release(std::mem::take(v));
+        // eight (mostly `()`, and most hooks lend nothing).
+        for k in 0..8 {
+            if self.lent_filled & (1 << k) != 0 {
+                release(std::mem::take(&mut self.lent_back[k]));
+            }
         }
     }
 }
@@ -89,6 +93,7 @@ impl<'a> Ctx<'a> {
             level: 0,
             handle_back: None,
             lent_back: std::mem::ManuallyDrop::new(Default::default()),
+            lent_filled: 0,
         }
     }
 
@@ -211,6 +216,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn take_lent(&mut self, base: usize, lent: u8) {
+        if lent == 0 {
+            return;
+        }
+        self.lent_filled |= lent;
         for k in 0..8 {
             if lent & (1 << k) != 0
                 && let Some(v) = self.stack.get_mut(base + 1 + k)

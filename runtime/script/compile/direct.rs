@@ -78,7 +78,12 @@ impl FnCompiler<'_> {
         let mut given = Vec::with_capacity(arity);
         let mut literals = Vec::with_capacity(arity);
         for (param, e) in params.iter().zip(&f.args) {
-            let value = literal(e).or_else(|| literal_list(e));
+            // A list written out is a literal only where a list of zones is expected: elsewhere it
+            // is code, whose value fails the check at the call and goes the ordinary way.
+            let value = match param {
+                Param::Zones => literal(e).or_else(|| literal_list(e)),
+                _ => literal(e),
+            };
             given.push(match (param, &value) {
                 (Param::Filter, _) => {
                     // A map the rules reject is left to the ordinary way, which reports it.

@@ -58,10 +58,15 @@ pub(crate) enum Param {
 /// or a prepared filter.
 #[derive(Clone, Copy)]
 pub(crate) enum Arg<'a> {
+    /// A zone or a counter, by id.
     Id(u16),
+    /// Zones, by id.
     Ids(&'a [u16]),
+    /// A literal string, or a zone's name computed at the call.
     Text(&'a ImmutableString),
+    /// An integer.
     Int(i64),
+    /// A filter, prepared at load (its computed values filled in at the call).
     Filter(FilterArg<'a>),
 }
 
@@ -79,7 +84,9 @@ impl<'a> Arg<'a> {
 /// A zone as a native is given it: resolved at load (a direct form's), or a script's string.
 #[derive(Clone, Copy)]
 pub(crate) enum ZoneArg<'a> {
+    /// Resolved at load.
     Id(ZoneId),
+    /// A script's string, looked up at the call.
     Named(&'a ImmutableString),
 }
 

@@ -208,7 +208,7 @@ pub(super) fn filters(defs: &Defs, maps: &Array) -> RhaiResult<Vec<Filter>> {
 /// A filter a native is given: a script's map, read at the call; a literal map the compiler
 /// prepared at load; or a map written with values computed at the call (`#{ at: here }`), which
 /// the compiler turned into a [`BuiltFilter`] and the values the call computed (see
-/// `natives::FilterForm`).
+/// `natives::DirectForm`).
 #[derive(Clone, Copy)]
 pub(super) enum FilterArg<'a> {
     Map(&'a Map),

@@ -380,12 +380,6 @@ pub(super) fn register(engine: &mut Registry) {
             move_where(g, ZoneArg::Named(&from), FilterArg::Map(&filter), ZoneArg::Named(&to))
         },
     );
-    engine.register_filter_form("move_where", 4, 2, |args, f| {
-        let [g, from, _, to] = args else { return None };
-        let (from, to) = (from.read_lock::<ImmutableString>()?, to.read_lock::<ImmutableString>()?);
-        let (from, to) = (ZoneArg::Named(&from), ZoneArg::Named(&to));
-        Some(move_where(&*g.read_lock::<GameApi>()?, from, f, to).map(Dynamic::from))
-    });
     engine.register_direct("move_where", &[Param::Zone, Param::Filter, Param::Zone], |g: &GameApi, args| match *args {
         [from, Arg::Filter(f), to] => Some(move_where(g, from.zone()?, f, to.zone()?).map(Dynamic::from)),
         _ => None,
@@ -401,12 +395,6 @@ pub(super) fn register(engine: &mut Registry) {
             sum_where(g, ZoneArg::Named(&zone), prop, FilterArg::Map(&filter))
         },
     );
-    engine.register_filter_form("sum_where", 4, 3, |args, f| {
-        let [g, zone, prop, _] = args else { return None };
-        let (zone, prop) = (zone.read_lock::<ImmutableString>()?, prop.read_lock::<ImmutableString>()?);
-        let g = g.read_lock::<GameApi>()?;
-        Some(g.scan().and_then(|()| sum_where(&g, ZoneArg::Named(&zone), &prop, f)).map(Dynamic::from))
-    });
     engine.register_direct("sum_where", &[Param::Zone, Param::Text, Param::Filter], |g: &GameApi, args| match *args {
         [zone, Arg::Text(prop), Arg::Filter(f)] => {
             let zone = zone.zone()?;

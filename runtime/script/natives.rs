@@ -28,8 +28,6 @@ struct Native {
 #[derive(Default)]
 pub(crate) struct Natives {
     by_name: HashMap<ImmutableString, Vec<Native>>,
-    /// Filter forms by name and arity (see [`FilterForm`]).
-    filter_forms: HashMap<(ImmutableString, usize), Vec<FilterForm>>,
     /// Direct forms by name and arity (see [`DirectForm`]).
     direct_forms: HashMap<(ImmutableString, usize), Vec<DirectForm>>,
 }
@@ -48,8 +46,9 @@ pub(crate) enum Param {
     Text,
     /// An integer, written or computed at the call.
     Int,
-    /// A filter written as a map (`#{ kind: "card" }`, `#{ at: here }`): prepared at load, the
-    /// way [`FilterForm`]s take it.
+    /// A filter written as a map in the call (`#{ kind: "card" }`, `#{ at: here }`): turned
+    /// into a filter at load, its computed values filled in at each call, where the ordinary
+    /// form copies the map and reads it at every call.
     Filter,
 }
 
@@ -122,36 +121,12 @@ pub(crate) struct DirectForm {
 /// The function of a [`DirectForm`].
 pub(crate) type DirectCall = dyn Fn(&Dynamic, &[Arg]) -> Option<RhaiResult<Dynamic>>;
 
-/// A native's form for call sites whose filter argument is written as a map: the compiler turns
-/// the map into a `Filter` once, at load, and the call passes it by reference, where the
-/// ordinary form copies the map and parses it at every call (`count_where(zone, #{ kind:
-/// "token" })` in a loop). A map with values computed at the call (`#{ at: here }`) becomes a
-/// filter whose values the call fills in, without building the map.
-#[derive(Clone)]
-pub(crate) struct FilterForm {
-    /// Which argument is the filter (the method call's target is argument 0).
-    pub(crate) arg: usize,
-    /// The native, given the call's arguments (the filter's place holds `()`) and the prepared
-    /// filter (`FilterArg::Prepared` or `FilterArg::Built`); `None` when the other arguments
-    /// are not of the types it takes, and the call must then go the ordinary way (which finds
-    /// another native, or reports Rhai's error).
-    pub(crate) call: Rc<FilterCall>,
-}
-
-/// The function of a [`FilterForm`].
-pub(crate) type FilterCall = dyn Fn(&mut [&mut Dynamic], FilterArg) -> Option<RhaiResult<Dynamic>>;
-
 impl Natives {
     /// tabula's natives of this name and arity, in the order registered, with their parameter
     /// types: the candidates a call site chooses from by its arguments' types.
     pub(crate) fn with_arity(&self, name: &str, arity: usize) -> Vec<(Vec<TypeId>, RhaiFunc)> {
         let list = self.by_name.get(name).map(Vec::as_slice).unwrap_or_default();
         list.iter().filter(|n| n.params.len() == arity).map(|n| (n.params.clone(), n.func.clone())).collect()
-    }
-
-    /// The filter forms of the natives of this name and arity, in the order registered.
-    pub(crate) fn filter_forms(&self, name: &str, arity: usize) -> &[FilterForm] {
-        self.filter_forms.get(&(ImmutableString::from(name), arity)).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// The direct forms of the natives of this name taking `arity` arguments after the handle.
@@ -201,20 +176,6 @@ impl Registry<'_> {
         self
     }
 
-    /// Registers the filter form of a native already registered with a `Map` in argument
-    /// `arg` (see [`FilterForm`]); only compiled scripts call it.
-    pub(crate) fn register_filter_form(
-        &mut self,
-        name: &str,
-        arity: usize,
-        arg: usize,
-        call: impl Fn(&mut [&mut Dynamic], FilterArg) -> Option<RhaiResult<Dynamic>> + 'static,
-    ) -> &mut Self {
-        let form = FilterForm { arg, call: Rc::new(call) };
-        self.natives.filter_forms.entry((name.into(), arity)).or_default().push(form);
-        self
-    }
-
     /// Registers the direct form of a native already registered (see [`DirectForm`]), for
     /// handles of type `H`; only compiled scripts call it. `call` returns `None` for arguments
     /// it does not take, and the call then goes the ordinary way.
@@ -231,8 +192,8 @@ impl Registry<'_> {
     }
 
     /// Registers a native `name(handle, zone, filter)` of handle type `H`: its ordinary form,
-    /// which reads the filter from the script's map at each call, its filter form (the same
-    /// function given a filter prepared at load) and its direct form.
+    /// which reads the filter from the script's map at each call, and its direct form, given a
+    /// filter prepared at load.
     pub(crate) fn register_zone_filter_fn<H: Variant + Clone, R: Variant + Clone>(
         &mut self,
         name: &str,
@@ -240,11 +201,6 @@ impl Registry<'_> {
     ) -> &mut Self {
         self.register_fn(name, move |h: &mut H, zone: ImmutableString, filter: Map| -> RhaiResult<R> {
             native(h, ZoneArg::Named(&zone), FilterArg::Map(&filter))
-        });
-        self.register_filter_form(name, 3, 2, move |args, prepared| {
-            let [h, zone, _] = args else { return None };
-            let (h, zone) = (h.read_lock::<H>()?, zone.read_lock::<ImmutableString>()?);
-            Some(native(&h, ZoneArg::Named(&zone), prepared).map(Dynamic::from))
         });
         self.register_direct(name, &[Param::Zone, Param::Filter], move |h: &H, args| match *args {
             [zone, Arg::Filter(filter)] => Some(native(h, zone.zone()?, filter).map(Dynamic::from)),

@@ -9,6 +9,7 @@
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, Position};
 
 use super::ctx::{Ctx, Res, pop_to, push_args};
+use super::direct::Target;
 use super::expr::{FnCompiler, KEYWORDS, NativeSite, this};
 use super::ops::{self, Op};
 use super::{C, Eval, Exec, stmt::Flow};
@@ -54,13 +55,21 @@ struct Chain {
 impl FnCompiler<'_> {
     /// Reads a chain's value.
     pub(super) fn chain_read(&mut self, e: &Expr) -> C<Eval> {
-        // `x.f(args)` on a variable, where `f` has a direct form (see `direct.rs`).
+        // `x.f(args)` on a variable or `this`, where `f` has a direct form (see `direct.rs`).
         if let Expr::Dot(x, flags, _) = e
             && !flags.contains(ASTFlags::NEGATED)
-            && let (Expr::Variable(v, _, _), Expr::MethodCall(f, pos)) = (&x.lhs, &x.rhs)
-            && let Some(direct) = self.direct_call(self.lookup(&v.1)?, f, *pos)?
+            && let Expr::MethodCall(f, pos) = &x.rhs
         {
-            return Ok(direct);
+            let target = match &x.lhs {
+                Expr::Variable(v, _, _) => Some(Target::Slot(self.lookup(&v.1)?)),
+                Expr::ThisPtr(at) => Some(Target::This(*at)),
+                _ => None,
+            };
+            if let Some(target) = target
+                && let Some(direct) = self.direct_call(target, &f.name, &f.args, *pos)?
+            {
+                return Ok(direct);
+            }
         }
         let mut chain = self.chain(e)?;
         // The most common chains get a closure of their own: `x.f(args)` with a native `f`
@@ -187,12 +196,9 @@ impl FnCompiler<'_> {
                 if KEYWORDS.contains(&name.as_str()) {
                     return Err(format!("it calls `.{name}`, which the compiler leaves to Rhai"));
                 }
-                let mut args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+                let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
                 let script = self.method_target(&name, args.len());
-                let mut site = self.native_site(&name, args.len() + 1, *pos);
-                if script.is_none() {
-                    self.prepare_filter(&mut site, &f.args, 1, &mut args);
-                }
+                let site = self.native_site(&name, args.len() + 1, *pos);
                 Ok(Step::Method { site, script, args })
             }
             _ => Err("it uses a chain the compiler does not cover".into()),

@@ -4,15 +4,24 @@
 use std::mem::ManuallyDrop;
 use std::rc::Rc;
 
-use rhai::{Dynamic, Expr, FnCallExpr, ImmutableString, Position};
+use rhai::{Dynamic, Expr, ImmutableString, Position};
 
 use super::ctx::{Ctx, Res, check_size, fill_position, pop_to, release};
-use super::expr::{FnCompiler, KEYWORDS, NativeSite, Prepared, literal};
+use super::expr::{FnCompiler, KEYWORDS, NativeSite, Prepared, literal, this};
 use super::{C, Eval};
 use crate::script::natives::{Arg, DirectCall, Param};
 
 /// The most arguments after the handle a direct form takes.
 const MOST: usize = 3;
+
+/// What a direct call is made on.
+#[derive(Clone, Copy)]
+pub(super) enum Target {
+    /// A variable, by slot.
+    Slot(usize),
+    /// The running function's `this` (checked to be bound after the arguments, as Rhai does).
+    This(Position),
+}
 
 /// One argument of a direct call site, as the compiler found it.
 enum Given {
@@ -47,6 +56,8 @@ impl Given {
 pub(super) struct DirectSite {
     /// The variable holding the handle.
     slot: usize,
+    /// Where `this` is written, if the call is made on it.
+    this: Option<Position>,
     given: Vec<Given>,
     /// The fitting forms, tried in turn (each takes one type of handle).
     forms: Vec<Rc<DirectCall>>,
@@ -59,16 +70,23 @@ pub(super) struct DirectSite {
 }
 
 impl FnCompiler<'_> {
-    /// Compiles `x.name(args)` on variable `x` as a direct call, if a native of that name has a
-    /// direct form its arguments fit and no script function takes the call.
-    pub(super) fn direct_call(&mut self, slot: usize, f: &FnCallExpr, pos: Position) -> C<Option<Eval>> {
-        let arity = f.args.len();
-        if arity > MOST || KEYWORDS.contains(&f.name.as_str()) || self.is_script_fn(&f.name, arity) {
+    /// Compiles `x.name(args)` (or `name(x, args)`) on variable or `this` `x` as a direct call, if a
+    /// native of that name has a direct form its arguments fit and no script function takes
+    /// the call.
+    pub(super) fn direct_call(
+        &mut self,
+        target: Target,
+        name: &ImmutableString,
+        args: &[Expr],
+        pos: Position,
+    ) -> C<Option<Eval>> {
+        let arity = args.len();
+        if arity > MOST || KEYWORDS.contains(&name.as_str()) || self.is_script_fn(name, arity) {
             return Ok(None);
         }
-        let forms = self.natives().direct_forms(&f.name, arity);
+        let forms = self.natives().direct_forms(name, arity);
         // The forms whose every literal argument fits; they must agree on each argument.
-        let fitting: Vec<_> = forms.iter().filter(|form| fits(self, &form.params, &f.args)).collect();
+        let fitting: Vec<_> = forms.iter().filter(|form| fits(self, &form.params, args)).collect();
         let Some(first) = fitting.first() else { return Ok(None) };
         if fitting.iter().any(|form| form.params != first.params) {
             return Ok(None);
@@ -77,7 +95,7 @@ impl FnCompiler<'_> {
         let forms = fitting.iter().map(|form| form.call.clone()).collect();
         let mut given = Vec::with_capacity(arity);
         let mut literals = Vec::with_capacity(arity);
-        for (param, e) in params.iter().zip(&f.args) {
+        for (param, e) in params.iter().zip(args) {
             // A list written out is a literal only where a list of zones is expected: elsewhere it
             // is code, whose value fails the check at the call and goes the ordinary way.
             let value = match param {
@@ -99,9 +117,13 @@ impl FnCompiler<'_> {
             });
             literals.push(value.unwrap_or(Dynamic::UNIT));
         }
-        let site = self.native_site(&f.name, arity + 1, pos);
+        let site = self.native_site(name, arity + 1, pos);
         let codes = (0..given.len()).filter(|&k| given[k].code().is_some()).collect();
-        let direct = DirectSite { slot, given, forms, codes, literals, site };
+        let (slot, this) = match target {
+            Target::Slot(slot) => (slot, None),
+            Target::This(at) => (0, Some(at)),
+        };
+        let direct = DirectSite { slot, this, given, forms, codes, literals, site };
         Ok(Some(Box::new(move |c| direct.call(c))))
     }
 }
@@ -161,6 +183,12 @@ impl DirectSite {
                     return Err(e);
                 }
             }
+        }
+        if let Some(at) = self.this
+            && let Err(e) = this(c, at)
+        {
+            self.release(&mut computed);
+            return Err(e);
         }
         let fit = self.codes.iter().all(|&k| match self.given[k] {
             Given::IntCode(_) => computed[k].is_int(),

@@ -4,7 +4,6 @@
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::rc::Rc;
 
 use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
 
@@ -13,7 +12,7 @@ use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
 use crate::script::board::{BuiltFilter, Filter, FilterArg};
-use crate::script::natives::{FilterForm, Natives};
+use crate::script::natives::Natives;
 
 /// Names Rhai handles itself when called like functions: the compiler leaves them to Rhai.
 pub(super) const KEYWORDS: &[&str] = &[
@@ -327,10 +326,15 @@ impl<'a> FnCompiler<'a> {
             Some(Expr::ThisPtr(p)) => (Some(0), Some(*p)),
             _ => (None, None),
         };
+        // `count_where(game, "hand", #{ kind: "key" })` is the method call, written as a function.
+        if let (Some(slot), None) = (first_slot, this_pos)
+            && let Some(direct) = self.direct_call(super::direct::Target::Slot(slot), &name, &f.args[1..], pos)?
+        {
+            return Ok(direct);
+        }
         let skip = usize::from(first_slot.is_some());
-        let mut args = f.args.iter().skip(skip).map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
-        let mut site = self.native_site(&name, f.args.len(), pos);
-        self.prepare_filter(&mut site, &f.args[skip..], skip, &mut args);
+        let args = f.args.iter().skip(skip).map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+        let site = self.native_site(&name, f.args.len(), pos);
         Ok(Box::new(move |c| {
             // `f(this, ...)` outside a method call fails on `this` before the other arguments.
             if let Some(p) = this_pos {
@@ -430,26 +434,7 @@ impl<'a> FnCompiler<'a> {
             candidates: Candidates(self.natives.with_arity(name, arity)),
             pos,
             std: ops::Std::named(name, arity),
-            prepared: None,
         }
-    }
-
-    /// Prepares a filter map among a native call's arguments once, if the native has a filter
-    /// form for it (see `natives::FilterForm`). A literal map becomes a filter, and its code
-    /// then yields `()`; a map with values computed at the call (`#{ at: here }`) becomes a
-    /// filter with those values blank, and its code yields just the values. `exprs` and
-    /// `evals` are the call's arguments from argument `first` on (a method call's target is
-    /// argument 0). A map the rules reject (a kind that does not exist), or whose kind is
-    /// computed, is left as it is, to be reported at the call as before.
-    pub(super) fn prepare_filter(&mut self, site: &mut NativeSite, exprs: &[Expr], first: usize, evals: &mut [Eval]) {
-        let natives = self.natives;
-        let forms = natives.filter_forms(&site.name, exprs.len() + first);
-        let Some(arg) = forms.first().map(|f| f.arg) else { return };
-        let Some(j) = arg.checked_sub(first).filter(|&j| j < exprs.len()) else { return };
-        let Some((filter, values)) = self.filter_of(&exprs[j]) else { return };
-        evals[j] = values.unwrap_or_else(|| constant(Dynamic::UNIT));
-        let forms = forms.iter().filter(|f| f.arg == arg).cloned().collect();
-        site.prepared = Some(Rc::new(PreparedFilter { arg, filter, forms }));
     }
 
     /// The filter a map argument becomes at load, and for a map with values computed at the
@@ -553,17 +538,6 @@ pub(super) struct NativeSite {
     pub(super) pos: Position,
     /// A function of Rhai's standard library the compiler computes itself, if this is one.
     pub(super) std: Option<ops::Std>,
-    /// The call's literal filter, prepared at load, if it has one.
-    pub(super) prepared: Option<Rc<PreparedFilter>>,
-}
-
-/// A call site's filter map, prepared once (see [`FnCompiler::prepare_filter`]).
-pub(super) struct PreparedFilter {
-    /// Which argument it is (a method call's target is argument 0).
-    arg: usize,
-    filter: Prepared,
-    /// The natives' filter forms for this argument.
-    forms: Vec<FilterForm>,
 }
 
 /// What a call site's filter map became at load.
@@ -633,30 +607,11 @@ impl NativeSite {
         &self,
         engine: &Engine,
         store: &mut ContextStore,
-        mut first: Option<&mut Dynamic>,
+        first: Option<&mut Dynamic>,
         rest: &mut [Dynamic],
     ) -> Res<Dynamic> {
         let pos = self.pos;
         let by_ref = first.is_some();
-        if let Some(p) = &self.prepared {
-            let Some(at) = p.arg.checked_sub(usize::from(by_ref)).filter(|&i| i < rest.len()) else {
-                return Err("internal: a filter outside the call's arguments".into());
-            };
-            // The filter's place holds `()`, or the values computed for it, taken out for the
-            // call.
-            let values = std::mem::take(&mut rest[at]);
-            let filter = p.filter.arg(&values);
-            let done = with_refs(first.as_deref_mut(), rest, |refs| {
-                let v = p.forms.iter().find_map(|form| (form.call)(refs, filter))?;
-                Some(v.and_then(|v| check_size(&v, pos).map(|()| v)))
-            });
-            if let Some(result) = done {
-                release(values);
-                return result.map_err(|e| fill_position(e, pos));
-            }
-            // The other arguments fit no filter form: the map goes back in its place.
-            rest[at] = p.filter.map(values);
-        }
         let types = first.as_deref().into_iter().chain(rest.iter()).map(Dynamic::type_id);
         if let Some(func) = self.candidates.pick(types) {
             let Some(native) = func.get_native_fn() else {

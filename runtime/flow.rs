@@ -719,16 +719,13 @@ impl Game {
                 self.state.prompts.push_back(prompt(free));
                 continue;
             };
-            for p in 0..defs.pieces.len() {
-                if !each.zones.contains(&self.state.zone_of[p]) {
-                    continue;
-                }
+            self.state.queue_prompts_for_pieces_in(&each.zones, |p| {
                 let mut fixed = free;
                 if let Some(slot) = fixed.get_mut(each.param) {
-                    *slot = Some(Value::Piece(p as u16));
+                    *slot = Some(Value::Piece(p));
                 }
-                self.state.prompts.push_back(prompt(fixed));
-            }
+                prompt(fixed)
+            });
         }
     }
 

@@ -307,6 +307,21 @@ impl State {
         self.members.of(zone)
     }
 
+    /// Queues one prompt per piece lying in any of `zones`, in declaration order of the
+    /// pieces (a phase's `ask` with `each`), made by `prompt`. The zones' members are read
+    /// as sets, not by testing every piece's zone.
+    pub(crate) fn queue_prompts_for_pieces_in(&mut self, zones: &[ZoneId], mut prompt: impl FnMut(PieceId) -> Prompt) {
+        let members = &self.members;
+        for w in 0..members.stride {
+            let mut word = zones.iter().fold(0, |any, &z| any | members.word(z, w));
+            while word != 0 {
+                let bit = word.trailing_zeros() as usize;
+                word &= word - 1;
+                self.prompts.push_back(prompt((w * 64 + bit) as PieceId));
+            }
+        }
+    }
+
     /// The top piece of a zone (the first listed), if any.
     pub fn top(&self, defs: &Defs, zone: ZoneId) -> Option<PieceId> {
         if defs.zones[zone as usize].ordered {
@@ -642,6 +657,11 @@ impl Members {
         if let Some(word) = self.bits.get_mut(to as usize * stride + p / 64) {
             *word |= 1 << (p % 64);
         }
+    }
+
+    /// Word `w` of `zone`'s set (pieces `64 * w` to `64 * w + 63`), empty for a zone out of range.
+    fn word(&self, zone: ZoneId, w: usize) -> u64 {
+        self.bits.get(zone as usize * self.stride + w).copied().unwrap_or(0)
     }
 
     /// The pieces of `zone`, by id.

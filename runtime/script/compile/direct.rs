@@ -9,6 +9,7 @@ use rhai::{Dynamic, Expr, ImmutableString, Position};
 use super::ctx::{Ctx, Res, check_size, fill_position, pop_to, release};
 use super::expr::{FnCompiler, KEYWORDS, NativeSite, Prepared, literal, this};
 use super::{C, Eval};
+use crate::script::board::FilterArg;
 use crate::script::natives::{Arg, DirectCall, Param};
 
 /// The most arguments after the handle a direct form takes.
@@ -42,6 +43,19 @@ enum Given {
 }
 
 impl Given {
+    /// The argument a literal gives (code gives its value at the call).
+    #[inline]
+    fn literal_arg(&self) -> Arg<'_> {
+        match self {
+            Given::Id(id) => Arg::Id(*id),
+            Given::Int(n) => Arg::Int(*n),
+            Given::Text(t) => Arg::Text(t),
+            Given::Ids(ids) => Arg::Ids(ids),
+            Given::Filter(Prepared::Literal(filter, _), _) => Arg::Filter(FilterArg::Prepared(filter)),
+            Given::Filter(Prepared::Built(..), _) | Given::IntCode(_) | Given::NameCode(_) => Arg::Int(0),
+        }
+    }
+
     /// The code the call runs for this argument, if any.
     fn code(&self) -> Option<&Eval> {
         match self {
@@ -124,6 +138,15 @@ impl FnCompiler<'_> {
             Target::This(at) => (0, Some(at)),
         };
         let direct = DirectSite { slot, this, given, forms, codes, literals, site };
+        // Most calls write every argument as a literal (`game.add("money", 2)`): their own
+        // closure builds the arguments and calls the form, nothing else.
+        if direct.this.is_none() {
+            match direct.codes.len() {
+                0 => return Ok(Some(Box::new(move |c| direct.call_literal(c)))),
+                1 => return Ok(Some(Box::new(move |c| direct.call_one(c)))),
+                _ => {}
+            }
+        }
         Ok(Some(Box::new(move |c| direct.call(c))))
     }
 }
@@ -205,11 +228,87 @@ impl DirectSite {
             drop(names);
             if let Some(result) = result {
                 self.release(&mut computed);
-                let pos = self.site.pos;
-                return result.and_then(|v| check_size(&v, pos).map(|()| v)).map_err(|e| fill_position(e, pos));
+                return self.finish(result);
             }
         }
-        // The ordinary way, with the values already computed.
+        self.call_ordinary(c, &mut computed)
+    }
+
+    /// A call whose arguments are all literals: the arguments are the given ones.
+    fn call_literal(&self, c: &mut Ctx) -> Res<Dynamic> {
+        let args = self.literal_args();
+        match self.call_forms(c.slot_ref(self.slot), &args[..self.given.len()]) {
+            Some(result) => self.finish(result),
+            None => self.call_ordinary(c, &mut ManuallyDrop::new([const { Dynamic::UNIT }; MOST])),
+        }
+    }
+
+    /// A call with one argument computed at the call, the others literals (`game.move(member,
+    /// "prison")`, `game.add("money", n)`): most calls that are not all literals. It does what
+    /// `call` does without the loops over the computed arguments.
+    fn call_one(&self, c: &mut Ctx) -> Res<Dynamic> {
+        let k = self.codes[0];
+        let given = &self.given[k];
+        let value = match given.code() {
+            Some(code) => code(c)?.flatten(),
+            None => Dynamic::UNIT,
+        };
+        let result = {
+            // A name computed at the call is lent where it lies.
+            let name = match given {
+                Given::NameCode(_) => value.as_immutable_string_ref().ok(),
+                _ => None,
+            };
+            let mut args = self.literal_args();
+            let fits = match given {
+                Given::IntCode(_) => value.as_int().map(|n| args[k] = Arg::Int(n)).is_ok(),
+                Given::NameCode(_) => name.as_deref().map(|name| args[k] = Arg::Text(name)).is_some(),
+                Given::Filter(filter, _) => {
+                    args[k] = Arg::Filter(filter.arg(&value));
+                    true
+                }
+                _ => false,
+            };
+            if fits { self.call_forms(c.slot_ref(self.slot), &args[..self.given.len()]) } else { None }
+        };
+        match result {
+            Some(result) => {
+                release(value);
+                self.finish(result)
+            }
+            None => {
+                let mut computed = ManuallyDrop::new([const { Dynamic::UNIT }; MOST]);
+                computed[k] = value;
+                self.call_ordinary(c, &mut computed)
+            }
+        }
+    }
+
+    /// The arguments the literals give (code's places hold 0 until filled).
+    #[inline]
+    fn literal_args(&self) -> [Arg<'_>; MOST] {
+        let mut args = [Arg::Int(0); MOST];
+        for (arg, g) in args.iter_mut().zip(&self.given) {
+            *arg = g.literal_arg();
+        }
+        args
+    }
+
+    /// Calls the first form that takes the handle.
+    #[inline]
+    fn call_forms(&self, handle: &Dynamic, args: &[Arg]) -> Option<Res<Dynamic>> {
+        self.forms.iter().find_map(|form| form(handle, args))
+    }
+
+    /// A direct form's result, checked for size, its error placed at the call.
+    #[inline]
+    fn finish(&self, result: Res<Dynamic>) -> Res<Dynamic> {
+        let pos = self.site.pos;
+        result.and_then(|v| check_size(&v, pos).map(|()| v)).map_err(|e| fill_position(e, pos))
+    }
+
+    /// The ordinary way, with the values already computed.
+    fn call_ordinary(&self, c: &mut Ctx, computed: &mut [Dynamic; MOST]) -> Res<Dynamic> {
         let mark = c.stack.len();
         for (k, (literal, g)) in self.literals.iter().zip(&self.given).enumerate() {
             let value = match g {
@@ -219,7 +318,7 @@ impl DirectSite {
             };
             c.stack.push(value);
         }
-        self.release(&mut computed);
+        self.release(computed);
         let result = self.site.call_on_slot(c, self.slot, mark);
         pop_to(&mut c.stack, mark);
         result
@@ -243,16 +342,12 @@ impl DirectSite {
         let mut args = [Arg::Int(0); MOST];
         for (k, g) in self.given.iter().enumerate().take(MOST) {
             args[k] = match g {
-                Given::Id(id) => Arg::Id(*id),
-                Given::Int(n) => Arg::Int(*n),
                 Given::IntCode(_) => Arg::Int(computed[k].as_int().unwrap_or_default()),
-                Given::Text(t) => Arg::Text(t),
-                Given::Ids(ids) => Arg::Ids(ids),
                 Given::NameCode(_) => Arg::Text(names[k].as_deref()?),
                 Given::Filter(filter, _) => Arg::Filter(filter.arg(&computed[k])),
+                _ => g.literal_arg(),
             };
         }
-        let args = &args[..self.given.len()];
-        self.forms.iter().find_map(|form| form(handle, args))
+        self.call_forms(handle, &args[..self.given.len()])
     }
 }

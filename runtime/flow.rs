@@ -295,6 +295,24 @@ impl Game {
         let defs = &*self.rules;
         // The last parameter's values are checked in place, without a call for each.
         let last = k + 1 == candidate.args.len();
+        // The destination of a move whose piece is already chosen (`assign member area`), the
+        // commonest listing: only the move's checks can refuse it (see `refused_by`).
+        if last
+            && let Domain::Zone(zones) = &def.params[k].domain
+            && let Some((pi, zi)) = def.effect.moves
+            && zi == k
+            && let Some(&Value::Piece(piece)) = candidate.args.get(pi)
+        {
+            for &zone in zones {
+                if self.state.move_refused(defs, piece, zone).is_none() {
+                    candidate.args[k] = Value::Zone(zone);
+                    if def.legal.is_none() || self.passes_legal_hook(candidate)? {
+                        out.push(*candidate);
+                    }
+                }
+            }
+            return Ok(());
+        }
         let mut each = |v: Value, candidate: &mut Action| {
             candidate.args[k] = v;
             if last { self.admit(def, candidate, out) } else { self.enumerate_from(def, k + 1, fixed, candidate, out) }
@@ -719,13 +737,7 @@ impl Game {
                 self.state.prompts.push_back(prompt(free));
                 continue;
             };
-            self.state.queue_prompts_for_pieces_in(&each.zones, |p| {
-                let mut fixed = free;
-                if let Some(slot) = fixed.get_mut(each.param) {
-                    *slot = Some(Value::Piece(p));
-                }
-                prompt(fixed)
-            });
+            self.state.queue_prompts_for_pieces_in(&each.zones, prompt(free), each.param);
         }
     }
 

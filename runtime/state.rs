@@ -16,7 +16,7 @@ use crate::value::Fixed;
 pub use crate::value::{Action, Value};
 
 /// A pending decision: a seat must answer with an action, some of whose arguments are fixed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Prompt {
     /// Who decides.
     pub seat: SeatId,
@@ -307,17 +307,21 @@ impl State {
         self.members.of(zone)
     }
 
-    /// Queues one prompt per piece lying in any of `zones`, in declaration order of the
-    /// pieces (a phase's `ask` with `each`), made by `prompt`. The zones' members are read
-    /// as sets, not by testing every piece's zone.
-    pub(crate) fn queue_prompts_for_pieces_in(&mut self, zones: &[ZoneId], mut prompt: impl FnMut(PieceId) -> Prompt) {
+    /// Queues one copy of `prompt` per piece lying in any of `zones`, in declaration order of
+    /// the pieces, with the piece as its fixed argument `param` (a phase's `ask` with `each`).
+    /// The zones' members are read as sets, not by testing every piece's zone.
+    pub(crate) fn queue_prompts_for_pieces_in(&mut self, zones: &[ZoneId], prompt: Prompt, param: usize) {
         let members = &self.members;
         for w in 0..members.stride {
             let mut word = zones.iter().fold(0, |any, &z| any | members.word(z, w));
             while word != 0 {
                 let bit = word.trailing_zeros() as usize;
                 word &= word - 1;
-                self.prompts.push_back(prompt((w * 64 + bit) as PieceId));
+                let mut each = prompt;
+                if let Some(slot) = each.fixed.get_mut(param) {
+                    *slot = Some(Value::Piece((w * 64 + bit) as PieceId));
+                }
+                self.prompts.push_back(each);
             }
         }
     }
@@ -365,7 +369,7 @@ impl State {
             return Some(MoveRefused::Kind);
         }
         if let Some(sources) = &z.enter_from
-            && !sources.contains(&from)
+            && !sources.contains(from)
         {
             return Some(MoveRefused::Entry);
         }
@@ -426,11 +430,17 @@ impl State {
     /// Sets a property, checking its domain.
     pub fn set_prop(&mut self, defs: &Defs, piece: PieceId, name: &str, value: i64) -> Result<(), String> {
         let slot = defs.check_prop(piece, name, value)?;
+        self.set_prop_at(piece, slot, value);
+        Ok(())
+    }
+
+    /// Sets the property at `slot` of the flat table (one of `piece`'s, `value` already checked
+    /// against its domain).
+    pub(crate) fn set_prop_at(&mut self, piece: PieceId, slot: usize, value: i64) {
         if self.props[slot] != value {
             self.props[slot] = value;
             self.emit(Event::PropSet { piece, slot: slot as u32, value });
         }
-        Ok(())
     }
 
     /// A counter's value.

@@ -241,6 +241,35 @@ pub struct PieceDef {
     pub face_up: bool,
 }
 
+/// A set of ids (of kinds, of zones) kept as bits: the move checks test membership for every
+/// candidate of every listing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IdSet {
+    words: Vec<u64>,
+}
+
+impl IdSet {
+    /// Whether `id` is in the set.
+    #[inline]
+    pub fn contains(&self, id: u16) -> bool {
+        self.words.get(usize::from(id) / 64).is_some_and(|word| word >> (id % 64) & 1 != 0)
+    }
+}
+
+impl FromIterator<u16> for IdSet {
+    fn from_iter<I: IntoIterator<Item = u16>>(ids: I) -> Self {
+        let mut set = IdSet::default();
+        for id in ids {
+            let (word, bit) = (usize::from(id) / 64, id % 64);
+            if set.words.len() <= word {
+                set.words.resize(word + 1, 0);
+            }
+            set.words[word] |= 1 << bit;
+        }
+        set
+    }
+}
+
 /// A zone.
 #[derive(Clone, Debug)]
 pub struct ZoneDef {
@@ -253,9 +282,9 @@ pub struct ZoneDef {
     /// The most pieces of accepted kinds it holds.
     pub capacity: Option<u32>,
     /// Kinds that may enter (None: any).
-    pub accepts: Option<Vec<KindId>>,
+    pub accepts: Option<IdSet>,
     /// Zones pieces may come from (None: any).
-    pub enter_from: Option<Vec<ZoneId>>,
+    pub enter_from: Option<IdSet>,
     /// How entering pieces are turned.
     pub face: Facing,
     /// What the owner sees.
@@ -272,7 +301,7 @@ impl ZoneDef {
 
     /// Whether pieces of `kind` count against the capacity and may enter.
     pub fn accepts(&self, kind: KindId) -> bool {
-        self.accepts.as_ref().is_none_or(|k| k.contains(&kind))
+        self.accepts.as_ref().is_none_or(|k| k.contains(kind))
     }
 }
 

@@ -14,7 +14,7 @@ use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
 use crate::event::Event;
-use crate::rules::defs::{CounterId, Defs, PieceId, PropKind, ZoneId};
+use crate::rules::defs::{CounterId, Defs, PieceId, PropDef, PropKind, ZoneId};
 use crate::state::{Prompt, State};
 
 /// The handle scripts receive as `game`.
@@ -402,16 +402,12 @@ pub(super) fn register(engine: &mut Registry) {
         }
         _ => None,
     });
-    engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: &str, delta: i64| -> RhaiResult<i64> {
-        let p = g.piece(piece)?;
-        let Some(PropKind::Int(lo, hi)) = g.defs.prop_def(p, prop).map(|d| d.kind.clone()) else {
-            return fail(format!("{} has no integer property `{prop}`", g.defs.pieces[p as usize].name));
-        };
-        let slot = g.defs.prop_slot(p, prop).unwrap_or(0);
-        let mut s = g.state.borrow_mut();
-        let value = s.prop(slot).saturating_add(delta).clamp(lo, hi);
-        s.set_prop(&g.defs, p, prop, value)?;
-        Ok(value)
+    engine.register_fn("raise", |g: &mut GameApi, piece: i64, prop: ImmutableString, delta: i64| -> RhaiResult<i64> {
+        raise(g, piece, &prop, delta)
+    });
+    engine.register_direct("raise", &[Param::Int, Param::Text, Param::Int], |g: &GameApi, args| match *args {
+        [Arg::Int(piece), Arg::Text(prop), Arg::Int(delta)] => Some(raise(g, piece, prop, delta).map(Dynamic::from)),
+        _ => None,
     });
 
     // Square grids of pieces placed by their `x` and `y` (see `grid`): each call reads the
@@ -662,6 +658,19 @@ fn prop(g: &GameApi, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic> 
         return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
     };
     Ok(prop_dynamic(&g.defs, &def.kind, g.state.borrow().prop(slot)))
+}
+
+/// `raise(piece, prop, delta)`: adds `delta` to an integer property, stopping at the ends of its
+/// range; returns the value set.
+fn raise(g: &GameApi, piece: i64, prop: &ImmutableString, delta: i64) -> RhaiResult<i64> {
+    let p = g.piece(piece)?;
+    let Some((slot, PropDef { kind: PropKind::Int(lo, hi), .. })) = g.names.prop(&g.defs, p, prop) else {
+        return fail(format!("{} has no integer property `{prop}`", g.defs.pieces[p as usize].name));
+    };
+    let mut s = g.state.borrow_mut();
+    let value = s.prop(slot).saturating_add(delta).clamp(*lo, *hi);
+    s.set_prop_at(p, slot, value);
+    Ok(value)
 }
 
 /// `count_where(zone, filter)`: how many pieces of the zone match.

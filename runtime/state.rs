@@ -675,20 +675,35 @@ impl Members {
     }
 
     /// The pieces of `zone`, by id.
-    fn of(&self, zone: ZoneId) -> impl Iterator<Item = PieceId> + '_ {
+    fn of(&self, zone: ZoneId) -> MemberIter<'_> {
         let start = (zone as usize * self.stride).min(self.bits.len());
         let words = &self.bits[start..(start + self.stride).min(self.bits.len())];
-        words.iter().enumerate().flat_map(|(w, &word)| {
-            let mut rest = word;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let bit = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                Some((w * 64 + bit) as PieceId)
-            })
-        })
+        MemberIter { words, w: 0, rest: words.first().copied().unwrap_or(0) }
+    }
+}
+
+/// The pieces of a zone's set, by id (a plain loop over its words: zones are read at every
+/// count, query and move check).
+struct MemberIter<'a> {
+    words: &'a [u64],
+    /// The word being read.
+    w: usize,
+    /// Its bits not yet given.
+    rest: u64,
+}
+
+impl Iterator for MemberIter<'_> {
+    type Item = PieceId;
+
+    #[inline]
+    fn next(&mut self) -> Option<PieceId> {
+        while self.rest == 0 {
+            self.w += 1;
+            self.rest = *self.words.get(self.w)?;
+        }
+        let bit = self.rest.trailing_zeros() as usize;
+        self.rest &= self.rest - 1;
+        Some((self.w * 64 + bit) as PieceId)
     }
 }
 

@@ -311,18 +311,12 @@ impl State {
     /// the pieces, with the piece as its fixed argument `param` (a phase's `ask` with `each`).
     /// The zones' members are read as sets, not by testing every piece's zone.
     pub(crate) fn queue_prompts_for_pieces_in(&mut self, zones: &[ZoneId], prompt: Prompt, param: usize) {
-        let members = &self.members;
-        for w in 0..members.stride {
-            let mut word = zones.iter().fold(0, |any, &z| any | members.word(z, w));
-            while word != 0 {
-                let bit = word.trailing_zeros() as usize;
-                word &= word - 1;
-                let mut each = prompt;
-                if let Some(slot) = each.fixed.get_mut(param) {
-                    *slot = Some(Value::Piece((w * 64 + bit) as PieceId));
-                }
-                self.prompts.push_back(each);
+        for piece in self.members.of_any(zones) {
+            let mut each = prompt;
+            if let Some(slot) = each.fixed.get_mut(param) {
+                *slot = Some(Value::Piece(piece));
             }
+            self.prompts.push_back(each);
         }
     }
 
@@ -674,12 +668,32 @@ impl Members {
         self.bits.get(zone as usize * self.stride + w).copied().unwrap_or(0)
     }
 
+    /// The pieces of any of `zones`, by id: the union of their sets, word by word.
+    fn of_any<'a>(&'a self, zones: &'a [ZoneId]) -> impl Iterator<Item = PieceId> + 'a {
+        (0..self.stride).flat_map(move |w| {
+            let word = zones.iter().fold(0, |any, &z| any | self.word(z, w));
+            bits(word).map(move |bit| (w * 64 + bit) as PieceId)
+        })
+    }
+
     /// The pieces of `zone`, by id.
     fn of(&self, zone: ZoneId) -> MemberIter<'_> {
         let start = (zone as usize * self.stride).min(self.bits.len());
         let words = &self.bits[start..(start + self.stride).min(self.bits.len())];
         MemberIter { words, w: 0, rest: words.first().copied().unwrap_or(0) }
     }
+}
+
+/// The positions of the bits set in `word`, lowest first.
+fn bits(mut word: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if word == 0 {
+            return None;
+        }
+        let bit = word.trailing_zeros() as usize;
+        word &= word - 1;
+        Some(bit)
+    })
 }
 
 /// The pieces of a zone's set, by id (a plain loop over its words: zones are read at every
@@ -762,5 +776,15 @@ mod tests {
         assert_eq!(members, super::Members::new(&zone_of, 3));
         // A zone beyond the set holds nothing, rather than failing.
         assert_eq!(members.of(7).count(), 0);
+        // Two zones together, in id order, skipping a word that neither has bits in.
+        let mut zone_of: Vec<ZoneId> = vec![0; 200];
+        for (p, z) in [(3, 1), (70, 2), (150, 1), (199, 2)] {
+            zone_of[p] = z;
+        }
+        let members = super::Members::new(&zone_of, 3);
+        assert_eq!(members.of(1).collect::<Vec<_>>(), [3, 150]);
+        assert_eq!(members.of_any(&[2, 1]).collect::<Vec<_>>(), [3, 70, 150, 199]);
+        assert_eq!(members.of_any(&[1, 7]).collect::<Vec<_>>(), [3, 150]);
+        assert_eq!(members.of_any(&[]).count(), 0);
     }
 }

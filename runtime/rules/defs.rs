@@ -588,3 +588,18 @@ impl Defs {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::IdSet;
+
+    #[test]
+    fn an_id_set_holds_the_ids_it_was_made_of_across_words() {
+        let set: IdSet = [3, 64, 200, 3].into_iter().collect();
+        let held: Vec<u16> = (0..300).filter(|&id| set.contains(id)).collect();
+        assert_eq!(held, [3, 64, 200]);
+        // Far beyond its last word, it holds nothing rather than failing.
+        assert!(!set.contains(u16::MAX));
+        assert!(!IdSet::default().contains(0));
+    }
+}

@@ -123,6 +123,19 @@ fn a_legal_hook_filters_and_the_refusal_changes_nothing() {
 }
 
 #[test]
+fn a_legal_hook_filters_the_destinations_a_move_action_lists() {
+    // Variant `carry`: the pawn (in a) may be carried to any of a, b and c by a built-in move,
+    // but the action's `legal` hook allows only c. Listing and applying must agree.
+    let rules = rules_with(LoadOptions { variants: vec!["carry".into()], overrides: vec![] });
+    let mut game = Game::new(rules, 2, 1).expect("start");
+    let carry: Vec<String> =
+        tabula::view::describe_options(&game, 0).into_iter().filter(|a| a.contains("carry")).collect();
+    assert_eq!(carry, ["red: carry pawn c"]);
+    assert!(act(&mut game, "red: carry pawn b").is_err());
+    act(&mut game, "red: carry pawn c").expect("the hook allows c");
+}
+
+#[test]
 fn timers_fire_in_order_as_the_clock_passes_them() {
     let mut game = Game::recorded(rules(), 2, 1).expect("start");
     game.advance_clock(999).expect("clock");
@@ -162,7 +175,7 @@ fn variants_and_overrides_change_parameters() {
 
     let err = tabula::load(FIXTURE, &LoadOptions { variants: vec!["slow".into()], overrides: vec![] })
         .expect_err("no such variant");
-    assert!(err.to_string().contains("expected one of quick"), "{err}");
+    assert!(err.to_string().contains("expected one of carry, quick"), "{err}");
 }
 
 #[test]

@@ -309,17 +309,20 @@ pub(super) fn push_args(c: &mut Ctx, args: &[super::Eval]) -> Res<()> {
 /// Rhai counts them.
 pub(super) fn data_sizes(value: &Dynamic) -> (usize, usize, usize) {
     // Most values are plain: no need to ask for each kind of container.
-    if value.is_int() || value.is_unit() || value.is_bool() {
+    let plain = |v: &Dynamic| v.is_int() || v.is_unit() || v.is_bool();
+    if plain(value) {
         return (0, 0, 0);
     }
+    // Items are mostly plain too (lists of pieces): they are counted without a call each.
+    let inner = |v: &Dynamic| if plain(v) { (0, 0, 0) } else { data_sizes(v) };
     if let Some(a) = value.read_lock::<Array>() {
         a.iter().fold((0, 0, 0), |(x, m, s), v| {
-            let (dx, dm, ds) = data_sizes(v);
+            let (dx, dm, ds) = inner(v);
             (x + 1 + dx, m + dm, s + ds)
         })
     } else if let Some(map) = value.read_lock::<Map>() {
         map.values().fold((0, 0, 0), |(x, m, s), v| {
-            let (dx, dm, ds) = data_sizes(v);
+            let (dx, dm, ds) = inner(v);
             (x + dx, m + 1 + dm, s + ds)
         })
     } else if let Ok(s) = value.as_immutable_string_ref() {

@@ -376,39 +376,53 @@ impl<'a> FnCompiler<'a> {
             [a, b] => {
                 let op = Op::from_syntax(&name);
                 let (a, b) = (self.operand(a)?, self.operand(b)?);
-                let site = self.native_site(&name, 2, pos);
-                let joins = ops::Joins::default();
+                let binary = Binary { op, site: self.native_site(&name, 2, pos), joins: ops::Joins::default() };
+                // The commonest operations, `count(...) > 0` or `position == 3`, have an integer
+                // constant on the right: an integer on the left is computed here, at once.
+                if let Operand::Constant(k) = &b
+                    && let Ok(k) = k.as_int()
+                {
+                    match a {
+                        Operand::Code(f) => {
+                            return Ok(Box::new(move |c| {
+                                let x = f(c)?.flatten();
+                                if let Ok(n) = x.as_int()
+                                    && let Some(v) = ops::ints(op, n, k)
+                                {
+                                    return Ok(v);
+                                }
+                                binary.run(c, Side::Computed(x), Side::At(&b))
+                            }));
+                        }
+                        Operand::Slot(slot) => {
+                            return Ok(Box::new(move |c| {
+                                if let Ok(n) = c.slot_ref(slot).as_int()
+                                    && let Some(v) = ops::ints(op, n, k)
+                                {
+                                    return Ok(v);
+                                }
+                                binary.run(c, Side::At(&Operand::Slot(slot)), Side::At(&b))
+                            }));
+                        }
+                        Operand::Constant(_) => {}
+                    }
+                }
                 Ok(Box::new(move |c| {
                     // Rhai evaluates `a`, then `b`. A variable or a constant is read in place,
                     // without a copy: reading has no effect, so it may come after the other
                     // operand unless that one is code that might change the variable.
                     let x = match &a {
-                        Operand::Code(f) => Some(f(c)?.flatten()),
-                        Operand::Slot(s) if matches!(b, Operand::Code(_)) => Some(c.slot(*s).clone().flatten()),
-                        _ => None,
+                        Operand::Code(f) => Side::Computed(f(c)?.flatten()),
+                        Operand::Slot(s) if matches!(b, Operand::Code(_)) => {
+                            Side::Computed(c.slot(*s).clone().flatten())
+                        }
+                        _ => Side::At(&a),
                     };
                     let y = match &b {
-                        Operand::Code(f) => Some(f(c)?.flatten()),
-                        _ => None,
+                        Operand::Code(f) => Side::Computed(f(c)?.flatten()),
+                        _ => Side::At(&b),
                     };
-                    let inline = {
-                        let x = x.as_ref().unwrap_or_else(|| a.read(c));
-                        let y = y.as_ref().unwrap_or_else(|| b.read(c));
-                        let joined = if op == Op::Add { joins.add(x, y) } else { None };
-                        joined.or_else(|| ops::inline(op, x, y))
-                    };
-                    if let Some(v) = inline {
-                        x.into_iter().chain(y).for_each(release);
-                        return Ok(v);
-                    }
-                    let x = x.unwrap_or_else(|| a.read(c).clone());
-                    let y = y.unwrap_or_else(|| b.read(c).clone());
-                    let mark = c.stack.len();
-                    c.stack.push(x);
-                    c.stack.push(y);
-                    let result = site.call(c, None, mark);
-                    pop_to(&mut c.stack, mark);
-                    result
+                    binary.run(c, x, y)
                 }))
             }
             _ => Err(format!("it uses operator `{name}` with {} operands", f.args.len())),
@@ -513,6 +527,64 @@ impl<'a> FnCompiler<'a> {
 }
 
 /// An operand of a binary operator (see [`FnCompiler::operand`]).
+/// A binary operator's site: computed inline where `ops` can, else by Rhai's native.
+struct Binary {
+    op: Op,
+    site: NativeSite,
+    joins: ops::Joins,
+}
+
+/// An operand's value for [`Binary::run`]: computed, or a constant or variable read in place.
+enum Side<'a> {
+    Computed(Dynamic),
+    At(&'a Operand),
+}
+
+impl Side<'_> {
+    fn read<'c>(&'c self, c: &'c Ctx) -> &'c Dynamic {
+        match self {
+            Side::Computed(v) => v,
+            Side::At(operand) => operand.read(c),
+        }
+    }
+
+    fn into_value(self, c: &Ctx) -> Dynamic {
+        match self {
+            Side::Computed(v) => v,
+            Side::At(operand) => operand.read(c).clone(),
+        }
+    }
+
+    fn release(self) {
+        if let Side::Computed(v) = self {
+            release(v);
+        }
+    }
+}
+
+impl Binary {
+    /// `x op y`, computed inline where `ops` can, else by Rhai's native.
+    fn run(&self, c: &mut Ctx, x: Side, y: Side) -> Res<Dynamic> {
+        let inline = {
+            let (x, y) = (x.read(c), y.read(c));
+            let joined = if self.op == Op::Add { self.joins.add(x, y) } else { None };
+            joined.or_else(|| ops::inline(self.op, x, y))
+        };
+        if let Some(v) = inline {
+            x.release();
+            y.release();
+            return Ok(v);
+        }
+        let (x, y) = (x.into_value(c), y.into_value(c));
+        let mark = c.stack.len();
+        c.stack.push(x);
+        c.stack.push(y);
+        let result = self.site.call(c, None, mark);
+        pop_to(&mut c.stack, mark);
+        result
+    }
+}
+
 enum Operand {
     Constant(Dynamic),
     Slot(usize),

@@ -61,7 +61,7 @@ impl Op {
 /// `a op b` on integers, or `None` where Rhai must say what happens (overflow, division by
 /// zero, an operator computed elsewhere).
 #[inline]
-fn ints(op: Op, a: i64, b: i64) -> Option<Dynamic> {
+pub(super) fn ints(op: Op, a: i64, b: i64) -> Option<Dynamic> {
     if let Some(holds) = compare(op, &a, &b) {
         return Some(Dynamic::from_bool(holds));
     }

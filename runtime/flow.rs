@@ -14,7 +14,7 @@ use crate::event::{Event, describe_action};
 use crate::rules::{
     ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId,
 };
-use crate::script::{args_map, from_value, map_action};
+use crate::script::{from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 use crate::value::{Args, Fixed};
 
@@ -391,8 +391,7 @@ impl Game {
     fn passes_legal_hook(&self, a: &Action) -> Result<bool, Error> {
         let Some(hook) = self.rules.actions[a.action as usize].legal else { return Ok(true) };
         // The legal hook must not change the game: it runs on a scratch copy.
-        let args = rhai::Dynamic::from_map(args_map(&self.rules, a));
-        let result = self.rules.scripts.call_on_copy(hook, &self.state, Some(args))?;
+        let result = self.rules.scripts.call_action_hook_on_copy(hook, &self.state, a)?;
         Ok(result.as_bool().unwrap_or(false))
     }
 
@@ -563,7 +562,7 @@ impl Game {
                 .map_err(|reason| Error::Illegal { action: describe_action(&defs, action), reason })?;
         }
         if let Some(hook) = def.apply {
-            defs.scripts.run(hook, &mut self.state, Some(args_map(&defs, action)))?;
+            defs.scripts.run_action_hook(hook, &mut self.state, action)?;
         }
         Ok(())
     }

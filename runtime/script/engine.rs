@@ -122,6 +122,7 @@ impl Scripts {
             scope: RefCell::new(Scope::new()),
             handle: Cell::new(None),
             view_handle: Cell::new(None),
+            args_maps: Default::default(),
         })
     }
 

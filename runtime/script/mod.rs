@@ -29,13 +29,14 @@ use rhai::{AST, Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableS
 use crate::diag::{Diagnostic, Error, FileId};
 use crate::rules::defs::{Defs, HookId, PieceId, SeatId};
 use crate::state::State;
+use crate::value::Action;
 
 pub use compile::Fallback;
 use compile::Program;
 use game_api::GameApi;
 #[cfg(feature = "script-signatures")]
 pub use signatures::{NativeFunction, native_functions};
-pub(crate) use values::{action_map, args_map, from_value, map_action};
+pub(crate) use values::{action_map, from_value, map_action};
 use view_api::SeatView;
 
 /// Most operations one hook call may perform before it is stopped as a runaway.
@@ -99,6 +100,8 @@ pub(crate) struct Scripts {
     /// The `view` handle compiled agents are lent, boxed once and set to the asking seat at
     /// each call (see `call_view`).
     view_handle: Cell<Option<Dynamic>>,
+    /// The maps of action arguments given back by compiled hooks, for the next call.
+    args_maps: values::ArgsMaps,
 }
 
 impl Scripts {
@@ -122,6 +125,37 @@ impl Scripts {
         result
     }
 
+    /// Runs an action's `apply` hook with the game and the action's arguments as a map (the
+    /// map a compiled hook gives back is filled in again for the next call, rather than built).
+    pub(crate) fn run_action_hook(&self, hook: HookId, state: &mut Box<State>, action: &Action) -> Result<(), Error> {
+        std::mem::swap(state, &mut *self.cell.borrow_mut());
+        let result = self.call_with_args(hook, action);
+        std::mem::swap(state, &mut *self.cell.borrow_mut());
+        result.map(drop)
+    }
+
+    /// Runs an action's `legal` hook on a scratch copy of `state` (see `call_on_copy`), with
+    /// the action's arguments as `run_action_hook` gives them.
+    pub(crate) fn call_action_hook_on_copy(
+        &self,
+        hook: HookId,
+        state: &State,
+        action: &Action,
+    ) -> Result<Dynamic, Error> {
+        self.cell.borrow_mut().copy_for_scratch(state);
+        self.call_with_args(hook, action)
+    }
+
+    /// Runs a hook on the state in the scripts' cell with an action's arguments.
+    fn call_with_args(&self, hook: HookId, action: &Action) -> Result<Dynamic, Error> {
+        let args = self.args_maps.take(&self.defs, action);
+        let (result, back) = self.call_in_cell_giving_back(hook, Some(args));
+        if let Some(back) = back {
+            self.args_maps.keep(action.action, back);
+        }
+        result
+    }
+
     /// Runs a hook that must not change the game (a `legal` or `options` hook) on a scratch copy
     /// of `state`, kept in the scripts' cell between calls so that copying allocates nothing.
     pub(crate) fn call_on_copy(&self, hook: HookId, state: &State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
@@ -131,6 +165,15 @@ impl Scripts {
 
     /// Runs a hook on the state in the scripts' cell.
     fn call_in_cell(&self, hook: HookId, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+        self.call_in_cell_giving_back(hook, extra).0
+    }
+
+    /// `call_in_cell`, also giving back the extra argument as a compiled hook left it.
+    fn call_in_cell_giving_back(
+        &self,
+        hook: HookId,
+        extra: Option<Dynamic>,
+    ) -> (Result<Dynamic, Error>, Option<Dynamic>) {
         let name = &self.defs.hooks[hook as usize].name;
         self.work.set(0);
         let api = || GameApi {
@@ -143,11 +186,11 @@ impl Scripts {
         if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             // The handle is the same for every call: one boxed copy is kept and lent to each.
             let handle = self.handle.take().unwrap_or_else(|| Dynamic::from(api()));
-            let (result, back) = program.run_hook(&self.engine, f, handle, extra);
+            let (result, back, extra) = program.run_hook(&self.engine, f, handle, extra);
             if let Some(back) = back.filter(|h| h.is::<GameApi>()) {
                 self.handle.set(Some(back));
             }
-            return result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
+            return (result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e)))), extra);
         }
         let api = api();
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
@@ -158,7 +201,7 @@ impl Scripts {
             None => self.engine.call_fn_with_options::<Dynamic>(options, scope, &self.ast, name, (api,)),
             Some(arg) => self.engine.call_fn_with_options::<Dynamic>(options, scope, &self.ast, name, (api, arg)),
         };
-        result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
+        (result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e)))), None)
     }
 
     /// Asks an agent written in the scripts to choose among `options` for `seat`. The agent sees
@@ -198,7 +241,7 @@ impl Scripts {
                 Some(mut kept) => kept.seat = seat,
                 None => handle = Dynamic::from(view()),
             }
-            let (result, back) = program.run_hook(&self.engine, f, handle, extra);
+            let (result, back, _) = program.run_hook(&self.engine, f, handle, extra);
             if let Some(back) = back.filter(|h| h.is::<SeatView>()) {
                 self.view_handle.set(Some(back));
             }

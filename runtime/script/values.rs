@@ -1,10 +1,12 @@
 //! Script values and the engine's own: action arguments to and from script values, actions as
 //! maps, and the helpers registered on plain lists.
 
+use std::cell::RefCell;
+
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::natives::Registry;
-use crate::rules::defs::{Defs, Domain, PieceId, SeatId};
+use crate::rules::defs::{ActionId, Defs, Domain, PieceId, SeatId};
 use crate::value::{Action, Value};
 
 /// Converts a script value into an action argument of the given domain.
@@ -79,6 +81,58 @@ pub(crate) fn args_map(defs: &Defs, action: &Action) -> Map {
     }
     map.insert("seat".into(), Dynamic::from(defs.seat_names[action.seat as usize].clone()));
     map
+}
+
+/// The maps of action arguments compiled hooks gave back, one kept per action: building a map
+/// (and dropping it after the hook) costs more than filling in the values of one that has the
+/// right keys already. A map a hook changed in kind (keys added or removed, made read only) is
+/// not reused.
+#[derive(Default)]
+pub(crate) struct ArgsMaps(RefCell<Vec<Option<Dynamic>>>);
+
+impl ArgsMaps {
+    /// The map of `action`'s arguments, as `args_map` builds it.
+    pub(crate) fn take(&self, defs: &Defs, action: &Action) -> Dynamic {
+        let kept = self.0.borrow_mut().get_mut(action.action as usize).and_then(Option::take);
+        if let Some(mut map) = kept
+            && refill(defs, action, &mut map)
+        {
+            return map;
+        }
+        Dynamic::from_map(args_map(defs, action))
+    }
+
+    /// Keeps a map a hook gave back for the next call of `action`'s hooks.
+    pub(crate) fn keep(&self, action: ActionId, map: Dynamic) {
+        // Values are never shared: rhai's closures are turned off (feature `no_closure`).
+        if !map.is_map() || map.is_read_only() {
+            return;
+        }
+        let mut kept = self.0.borrow_mut();
+        let at = action as usize;
+        if kept.len() <= at {
+            kept.resize_with(at + 1, || None);
+        }
+        kept[at] = Some(map);
+    }
+}
+
+/// Fills in a kept map with `action`'s arguments, if it has exactly the keys `args_map` gives
+/// (each parameter and `seat`): the same map as a new one, values and tag.
+fn refill(defs: &Defs, action: &Action, map: &mut Dynamic) -> bool {
+    map.set_tag(0);
+    let Some(mut map) = map.write_lock::<Map>() else { return false };
+    let def = &defs.actions[action.action as usize];
+    if map.len() != def.params.len() + 1 {
+        return false;
+    }
+    for (p, v) in def.params.iter().zip(&action.args) {
+        let Some(slot) = map.get_mut(p.name.as_str()) else { return false };
+        *slot = from_value(defs, v);
+    }
+    let Some(slot) = map.get_mut("seat") else { return false };
+    *slot = Dynamic::from(defs.seat_names[action.seat as usize].clone());
+    true
 }
 
 /// Helpers on plain script values, for agents reading their options.

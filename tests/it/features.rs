@@ -125,7 +125,9 @@ fn a_legal_hook_filters_and_the_refusal_changes_nothing() {
 #[test]
 fn a_legal_hook_filters_the_destinations_a_move_action_lists() {
     // Variant `carry`: the pawn (in a) may be carried to any of a, b and c by a built-in move,
-    // but the action's `legal` hook allows only c. Listing and applying must agree.
+    // but the action's `legal` hook allows only c. Listing and applying must agree, although
+    // the hook changes the map of arguments it is given (which the engine may fill in again
+    // for the next call rather than build anew).
     let rules = rules_with(LoadOptions { variants: vec!["carry".into()], overrides: vec![] });
     let mut game = Game::new(rules, 2, 1).expect("start");
     let carry: Vec<String> =

@@ -56,6 +56,10 @@ pub(crate) struct Ctx<'a> {
     level: usize,
     /// The hook's first argument (the handle) as its frame ended, for the caller to reuse.
     pub(super) handle_back: Option<Dynamic>,
+    /// Whether the hook was given a second argument, and that argument as its frame ended
+    /// (an action's arguments map, which the caller may reuse).
+    extra_given: bool,
+    pub(super) extra_back: Option<Dynamic>,
     /// Handles lent to the parameters of the function that just returned (see `expr::lend`).
     pub(super) lent_back: std::mem::ManuallyDrop<[Dynamic; 8]>,
     /// Which places of `lent_back` were ever filled (bit k: place k), to release only those.
@@ -92,6 +96,8 @@ impl<'a> Ctx<'a> {
             ops: 0,
             level: 0,
             handle_back: None,
+            extra_given: false,
+            extra_back: None,
             lent_back: std::mem::ManuallyDrop::new(Default::default()),
             lent_filled: 0,
         }
@@ -138,6 +144,7 @@ impl<'a> Ctx<'a> {
         let new_base = self.stack.len();
         self.stack.push(Dynamic::UNIT);
         self.stack.push(handle);
+        self.extra_given = extra.is_some();
         self.stack.extend(extra);
         self.enter(f, new_base, false, pos).0
     }
@@ -193,6 +200,9 @@ impl<'a> Ctx<'a> {
         let this = std::mem::take(&mut self.stack[new_base]);
         if self.level == 0 && function.slots > 1 {
             self.handle_back = Some(std::mem::take(&mut self.stack[new_base + 1]));
+            if self.extra_given && function.slots > 2 {
+                self.extra_back = Some(std::mem::take(&mut self.stack[new_base + 2]));
+            }
         }
         self.take_lent(new_base, lent);
         pop_to(&mut self.stack, new_base);

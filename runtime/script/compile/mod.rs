@@ -156,19 +156,21 @@ impl Program {
 
     /// Runs compiled function `f` as a hook, with its arguments, the way Rhai's `call_fn` would:
     /// errors inside come out wrapped in the hook's name.
-    /// Also gives back the handle as the hook left it (a hook may assign to its parameter).
+    /// Also gives back the handle and the other argument as the hook left them (a hook may
+    /// assign to its parameters).
     pub(crate) fn run_hook(
         &self,
         engine: &Engine,
         f: usize,
         handle: Dynamic,
         extra: Option<Dynamic>,
-    ) -> (Res<Dynamic>, Option<Dynamic>) {
+    ) -> (Res<Dynamic>, Option<Dynamic>, Option<Dynamic>) {
         let mut ctx = Ctx::new(self, engine);
         let result = ctx.call_function(f, handle, extra, rhai::Position::NONE);
         let handle = ctx.handle_back.take();
+        let extra = ctx.extra_back.take();
         ctx.finish();
-        (result, handle)
+        (result, handle, extra)
     }
 }
 

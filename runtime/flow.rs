@@ -303,8 +303,9 @@ impl Game {
             && zi == k
             && let Some(&Value::Piece(piece)) = candidate.args.get(pi)
         {
+            let (kind, from) = (defs.pieces[piece as usize].kind, self.state.zone_of(piece));
             for &zone in zones {
-                if self.state.move_refused(defs, piece, zone).is_none() {
+                if self.state.move_refused_as(defs, kind, from, zone).is_none() {
                     candidate.args[k] = Value::Zone(zone);
                     if def.legal.is_none() || self.passes_legal_hook(candidate)? {
                         out.push(*candidate);
@@ -391,8 +392,8 @@ impl Game {
     fn passes_legal_hook(&self, a: &Action) -> Result<bool, Error> {
         let Some(hook) = self.rules.actions[a.action as usize].legal else { return Ok(true) };
         // The legal hook must not change the game: it runs on a scratch copy.
-        let result = self.rules.scripts.call_action_hook_on_copy(hook, &self.state, a)?;
-        Ok(result.as_bool().unwrap_or(false))
+        let answer = self.rules.scripts.call_action_hook_on_copy(hook, &self.state, a)?;
+        Ok(crate::script::is_true(answer))
     }
 
     /// Applies an action after checking that it is legal. An illegal action is refused with the
@@ -648,7 +649,7 @@ impl Game {
                     return Ok(());
                 };
                 let group = front.group;
-                let keep = defs.scripts.call(hook, &mut self.state, None)?.as_bool().unwrap_or(false);
+                let keep = crate::script::is_true(defs.scripts.call(hook, &mut self.state, None)?);
                 if !keep {
                     self.state.prompts.retain(|p| p.group != group);
                 }

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use crate::event::Event;
 use crate::rng::Rng;
 use crate::rules::defs::{
-    ActionId, CounterId, Defs, Facing, HookId, PhaseId, PieceId, PropKind, SeatId, SymId, ZoneId,
+    ActionId, CounterId, Defs, Facing, HookId, KindId, PhaseId, PieceId, PropKind, SeatId, SymId, ZoneId,
 };
 use crate::value::Fixed;
 pub use crate::value::{Action, Value};
@@ -354,12 +354,18 @@ impl State {
     /// Which check refuses moving `piece` to `zone`, if one does: `move_refusal` without the
     /// message, for listing legal actions (where most refusals are never reported).
     pub(crate) fn move_refused(&self, defs: &Defs, piece: PieceId, zone: ZoneId) -> Option<MoveRefused> {
+        self.move_refused_as(defs, defs.pieces[piece as usize].kind, self.zone_of(piece), zone)
+    }
+
+    /// `move_refused` for a piece of `kind` lying in zone `from`: listing one piece's
+    /// destinations reads these once.
+    #[inline]
+    pub(crate) fn move_refused_as(&self, defs: &Defs, kind: KindId, from: ZoneId, zone: ZoneId) -> Option<MoveRefused> {
         let z = &defs.zones[zone as usize];
-        let from = self.zone_of(piece);
         if from == zone {
             return None;
         }
-        if !z.accepts(defs.pieces[piece as usize].kind) {
+        if !z.accepts(kind) {
             return Some(MoveRefused::Kind);
         }
         if let Some(sources) = &z.enter_from

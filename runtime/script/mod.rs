@@ -67,6 +67,14 @@ fn fail<T>(message: impl Into<String>) -> RhaiResult<T> {
     Err(message.into().into())
 }
 
+/// Whether a hook's answer is `true` (anything else is false), the answer released without
+/// Rhai's drop code when it owns nothing.
+pub(crate) fn is_true(answer: Dynamic) -> bool {
+    let yes = answer.as_bool().unwrap_or(false);
+    compile::release(answer);
+    yes
+}
+
 /// Whether a script value is a `Game` or `View` handle: its natives never change the handle
 /// itself, so sharing one is the same as copying it (see `compile::expr::lend`).
 pub(crate) fn is_handle(v: &Dynamic) -> bool {
@@ -131,7 +139,7 @@ impl Scripts {
         std::mem::swap(state, &mut *self.cell.borrow_mut());
         let result = self.call_with_args(hook, action);
         std::mem::swap(state, &mut *self.cell.borrow_mut());
-        result.map(drop)
+        result.map(compile::release)
     }
 
     /// Runs an action's `legal` hook on a scratch copy of `state` (see `call_on_copy`), with
@@ -342,6 +350,6 @@ impl Scripts {
 
     /// Runs a hook whose return value does not matter.
     pub(crate) fn run(&self, hook: HookId, state: &mut Box<State>, args: Option<Map>) -> Result<(), Error> {
-        self.call(hook, state, args).map(drop)
+        self.call(hook, state, args).map(compile::release)
     }
 }

@@ -8,7 +8,7 @@
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, Position};
 
-use super::ctx::{Ctx, Res, pop_to, push_args};
+use super::ctx::{Ctx, Res, pop_to, push_args, set};
 use super::direct::Target;
 use super::expr::{FnCompiler, KEYWORDS, NativeSite, this};
 use super::ops::{self, Op};
@@ -94,7 +94,7 @@ impl FnCompiler<'_> {
                         }
                         let mut target = std::mem::take(c.slot(slot));
                         let result = c.call_rhai(&format!("get${name}"), true, &mut [&mut target], pos);
-                        *c.slot(slot) = target;
+                        set(c.slot(slot), target);
                         result
                     }));
                 }
@@ -241,7 +241,7 @@ impl Chain {
         };
         let mut target = std::mem::take(c.slot(slot));
         let result = walk(c, &mut target, &self.steps, mark, assign);
-        *c.slot(slot) = target;
+        set(c.slot(slot), target);
         result
     }
 }

@@ -17,12 +17,18 @@ pub(crate) type Res<T> = Result<T, Box<EvalAltResult>>;
 /// numbers, booleans): most values a compiled hook drops are those, and that call is a good
 /// part of what a hook costs.
 #[inline]
-pub(super) fn release(v: Dynamic) {
+pub(in crate::script) fn release(v: Dynamic) {
     if v.is_unit() || v.is_int() || v.is_bool() {
         std::mem::forget(v);
     } else {
         drop(v);
     }
+}
+
+/// `*place = v`, releasing the value it held (see [`release`]).
+#[inline]
+pub(super) fn set(place: &mut Dynamic, v: Dynamic) {
+    release(std::mem::replace(place, v));
 }
 
 /// `stack.truncate(len)`, releasing each value (see [`release`]).
@@ -146,7 +152,9 @@ impl<'a> Ctx<'a> {
         self.stack.push(handle);
         self.extra_given = extra.is_some();
         self.stack.extend(extra);
-        self.enter(f, new_base, false, pos).0
+        let (result, this) = self.enter(f, new_base, false, pos);
+        release(this);
+        result
     }
 
     /// Runs function `f` whose frame starts at `new_base`, with `this` and the arguments pushed

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
 
-use super::ctx::{ContextStore, Ctx, Res, check_size, fill_position, over_limit, pop_to, push_args, release};
+use super::ctx::{ContextStore, Ctx, Res, check_size, fill_position, over_limit, pop_to, push_args, release, set};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
@@ -314,7 +314,8 @@ impl<'a> FnCompiler<'a> {
                     }
                 }
                 lend(c, base, &lendable, lent);
-                let result = c.enter_lending(index, base, false, pos, lent).0;
+                let (result, this) = c.enter_lending(index, base, false, pos, lent);
+                release(this);
                 give_back(c, &lendable, lent);
                 result
             }));
@@ -389,6 +390,7 @@ impl<'a> FnCompiler<'a> {
                                 if let Ok(n) = x.as_int()
                                     && let Some(v) = ops::ints(op, n, k)
                                 {
+                                    release(x);
                                     return Ok(v);
                                 }
                                 binary.run(c, Side::Computed(x), Side::At(&b))
@@ -765,7 +767,8 @@ fn lend(c: &mut Ctx, base: usize, lendable: &[Option<usize>], lent: u8) {
 fn give_back(c: &mut Ctx, lendable: &[Option<usize>], lent: u8) {
     for (k, from) in lendable.iter().enumerate() {
         if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {
-            *c.slot(slot) = std::mem::take(&mut c.lent_back[k]);
+            let handle = std::mem::take(&mut c.lent_back[k]);
+            set(c.slot(slot), handle);
         }
     }
 }

@@ -27,6 +27,8 @@ mod expr;
 mod ops;
 mod stmt;
 
+pub(super) use ctx::release;
+
 use std::collections::HashMap;
 
 use rhai::{AST, ASTNode, Dynamic, Engine, EvalAltResult, ImmutableString, ScriptFuncDef, Shared};

@@ -5,7 +5,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use rhai::{ASTFlags, BinaryExpr, Dynamic, EvalAltResult, Expr, Position, RangeCase, Stmt};
 
-use super::ctx::{Ctx, Res, release};
+use super::ctx::{Ctx, Res, release, set};
 use super::expr::FnCompiler;
 use super::ops::{self, Op};
 use super::{C, Eval, Exec};
@@ -122,7 +122,7 @@ impl FnCompiler<'_> {
                 Box::new(move |c| {
                     c.op(pos)?;
                     let v = init(c)?.flatten();
-                    *c.slot(slot) = v;
+                    set(c.slot(slot), v);
                     Ok(Flow::Value(Dynamic::UNIT))
                 })
             }
@@ -251,11 +251,11 @@ impl FnCompiler<'_> {
             }
             c.op(lhs_pos)?;
             match op {
-                None => *c.slot(slot) = value,
+                None => set(c.slot(slot), value),
                 Some((op, op_assign, op_name)) => {
                     let mut target = std::mem::take(c.slot(slot));
                     let result = ops::assign(c, op, (op_assign, op_name), &mut target, value, pos, lhs_pos);
-                    *c.slot(slot) = target;
+                    set(c.slot(slot), target);
                     result?;
                 }
             }
@@ -283,9 +283,9 @@ impl FnCompiler<'_> {
             let mut each = |c: &mut Ctx, value: Dynamic| -> Res<Option<Flow>> {
                 index += 1;
                 if let Some(slot) = counter {
-                    *c.slot(slot) = Dynamic::from_int(index);
+                    set(c.slot(slot), Dynamic::from_int(index));
                 }
-                *c.slot(var) = value;
+                set(c.slot(var), value);
                 round(c, &body, pos)
             };
             if let Some(list) = &listed {

@@ -135,6 +135,25 @@ impl Natives {
     }
 }
 
+/// A native's result as a script value, made directly: `Dynamic::from` copies a list item by
+/// item into a new one.
+pub(crate) trait ScriptValue {
+    /// The script value.
+    fn into_script(self) -> Dynamic;
+}
+
+impl ScriptValue for i64 {
+    fn into_script(self) -> Dynamic {
+        Dynamic::from_int(self)
+    }
+}
+
+impl ScriptValue for rhai::Array {
+    fn into_script(self) -> Dynamic {
+        Dynamic::from_array(self)
+    }
+}
+
 /// Registers natives on a Rhai engine and in a [`Natives`] table at once. Its methods have the
 /// names of `Engine`'s, so the registering code reads the same.
 pub(crate) struct Registry<'a> {
@@ -194,7 +213,7 @@ impl Registry<'_> {
     /// Registers a native `name(handle, zone, filter)` of handle type `H`: its ordinary form,
     /// which reads the filter from the script's map at each call, and its direct form, given a
     /// filter prepared at load.
-    pub(crate) fn register_zone_filter_fn<H: Variant + Clone, R: Variant + Clone>(
+    pub(crate) fn register_zone_filter_fn<H: Variant + Clone, R: Variant + Clone + ScriptValue>(
         &mut self,
         name: &str,
         native: fn(&H, ZoneArg, FilterArg) -> RhaiResult<R>,
@@ -203,7 +222,7 @@ impl Registry<'_> {
             native(h, ZoneArg::Named(&zone), FilterArg::Map(&filter))
         });
         self.register_direct(name, &[Param::Zone, Param::Filter], move |h: &H, args| match *args {
-            [zone, Arg::Filter(filter)] => Some(native(h, zone.zone()?, filter).map(Dynamic::from)),
+            [zone, Arg::Filter(filter)] => Some(native(h, zone.zone()?, filter).map(ScriptValue::into_script)),
             _ => None,
         })
     }

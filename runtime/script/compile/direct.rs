@@ -213,23 +213,19 @@ impl DirectSite {
             self.release(&mut computed);
             return Err(e);
         }
-        let fit = self.codes.iter().all(|&k| match self.given[k] {
-            Given::IntCode(_) => computed[k].is_int(),
-            Given::NameCode(_) => computed[k].is_string(),
-            _ => true,
-        });
-        if fit {
-            // Names computed at the call are lent where they lie, as strings.
+        let result = {
+            // Names computed at the call are lent where they lie.
             let names: [Option<_>; MOST] = std::array::from_fn(|k| match self.given.get(k) {
                 Some(Given::NameCode(_)) => computed[k].as_immutable_string_ref().ok(),
                 _ => None,
             });
-            let result = self.call_direct(c.slot_ref(self.slot), &computed, &names);
-            drop(names);
-            if let Some(result) = result {
-                self.release(&mut computed);
-                return self.finish(result);
-            }
+            let mut args = self.literal_args();
+            let fit = self.codes.iter().all(|&k| self.fill(k, &computed[k], names[k].as_deref(), &mut args));
+            if fit { self.call_forms(c.slot_ref(self.slot), &args[..self.given.len()]) } else { None }
+        };
+        if let Some(result) = result {
+            self.release(&mut computed);
+            return self.finish(result);
         }
         self.call_ordinary(c, &mut computed)
     }
@@ -260,15 +256,7 @@ impl DirectSite {
                 _ => None,
             };
             let mut args = self.literal_args();
-            let fits = match given {
-                Given::IntCode(_) => value.as_int().map(|n| args[k] = Arg::Int(n)).is_ok(),
-                Given::NameCode(_) => name.as_deref().map(|name| args[k] = Arg::Text(name)).is_some(),
-                Given::Filter(filter, _) => {
-                    args[k] = Arg::Filter(filter.arg(&value));
-                    true
-                }
-                _ => false,
-            };
+            let fits = self.fill(k, &value, name.as_deref(), &mut args);
             if fits { self.call_forms(c.slot_ref(self.slot), &args[..self.given.len()]) } else { None }
         };
         match result {
@@ -292,6 +280,27 @@ impl DirectSite {
             *arg = g.literal_arg();
         }
         args
+    }
+
+    /// Puts the value computed for argument `k` in its place among `args`, if it is of the type
+    /// the forms take there (a name computed at the call is lent as `name`).
+    #[inline]
+    fn fill<'a>(
+        &'a self,
+        k: usize,
+        value: &'a Dynamic,
+        name: Option<&'a ImmutableString>,
+        args: &mut [Arg<'a>; MOST],
+    ) -> bool {
+        match &self.given[k] {
+            Given::IntCode(_) => value.as_int().map(|n| args[k] = Arg::Int(n)).is_ok(),
+            Given::NameCode(_) => name.map(|name| args[k] = Arg::Text(name)).is_some(),
+            Given::Filter(filter, _) => {
+                args[k] = Arg::Filter(filter.arg(value));
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Calls the first form that takes the handle.
@@ -329,25 +338,5 @@ impl DirectSite {
         for &k in &self.codes {
             release(std::mem::take(&mut computed[k]));
         }
-    }
-
-    /// Calls the first form that takes the handle, with the arguments: the given ones, the
-    /// values computed and the names taken out of them.
-    fn call_direct(
-        &self,
-        handle: &Dynamic,
-        computed: &[Dynamic; MOST],
-        names: &[Option<impl std::ops::Deref<Target = ImmutableString>>; MOST],
-    ) -> Option<Res<Dynamic>> {
-        let mut args = [Arg::Int(0); MOST];
-        for (k, g) in self.given.iter().enumerate().take(MOST) {
-            args[k] = match g {
-                Given::IntCode(_) => Arg::Int(computed[k].as_int().unwrap_or_default()),
-                Given::NameCode(_) => Arg::Text(names[k].as_deref()?),
-                Given::Filter(filter, _) => Arg::Filter(filter.arg(&computed[k])),
-                _ => g.literal_arg(),
-            };
-        }
-        self.call_forms(handle, &args[..self.given.len()])
     }
 }

@@ -65,6 +65,21 @@ impl Given {
     }
 }
 
+/// The arguments a call site's literals give (code's places hold 0 until filled at the call).
+type LiteralArgs<'a> = [Arg<'a>; MOST];
+
+self_cell::self_cell!(
+    /// A call site's arguments as the compiler found them, kept with the arguments their
+    /// literals give: those borrow the literals' texts, zone lists and filters, and are built
+    /// once, at load, where building them at each call cost a literal call a third of its
+    /// own instructions.
+    struct Givens {
+        owner: Vec<Given>,
+        #[covariant]
+        dependent: LiteralArgs,
+    }
+);
+
 /// A method call on a variable (`game.add("money", 2)`) whose native has direct forms that fit
 /// its arguments.
 pub(super) struct DirectSite {
@@ -72,7 +87,9 @@ pub(super) struct DirectSite {
     slot: usize,
     /// Where `this` is written, if the call is made on it.
     this: Option<Position>,
-    given: Vec<Given>,
+    /// How many arguments the call gives after the handle.
+    arity: usize,
+    given: Givens,
     /// The fitting forms, tried in turn (each takes one type of handle).
     forms: Vec<Rc<DirectCall>>,
     /// The arguments computed at the call, by index.
@@ -137,7 +154,14 @@ impl FnCompiler<'_> {
             Target::Slot(slot) => (slot, None),
             Target::This(at) => (0, Some(at)),
         };
-        let direct = DirectSite { slot, this, given, forms, codes, literals, site };
+        let given = Givens::new(given, |given| {
+            let mut args = [Arg::Int(0); MOST];
+            for (arg, g) in args.iter_mut().zip(given) {
+                *arg = g.literal_arg();
+            }
+            args
+        });
+        let direct = DirectSite { slot, this, arity, given, forms, codes, literals, site };
         // Most calls write every argument as a literal (`game.add("money", 2)`): their own
         // closure builds the arguments and calls the form, nothing else.
         if direct.this.is_none() {
@@ -198,7 +222,7 @@ impl DirectSite {
         // for each of them, mostly integers.
         let mut computed = ManuallyDrop::new([const { Dynamic::UNIT }; MOST]);
         for &k in &self.codes {
-            let Some(code) = self.given[k].code() else { continue };
+            let Some(code) = self.given()[k].code() else { continue };
             match code(c) {
                 Ok(v) => release(std::mem::replace(&mut computed[k], v.flatten())),
                 Err(e) => {
@@ -215,13 +239,13 @@ impl DirectSite {
         }
         let result = {
             // Names computed at the call are lent where they lie.
-            let names: [Option<_>; MOST] = std::array::from_fn(|k| match self.given.get(k) {
+            let names: [Option<_>; MOST] = std::array::from_fn(|k| match self.given().get(k) {
                 Some(Given::NameCode(_)) => computed[k].as_immutable_string_ref().ok(),
                 _ => None,
             });
-            let mut args = self.literal_args();
+            let mut args = *self.given.borrow_dependent();
             let fit = self.codes.iter().all(|&k| self.fill(k, &computed[k], names[k].as_deref(), &mut args));
-            if fit { self.call_forms(c.slot_ref(self.slot), &args[..self.given.len()]) } else { None }
+            if fit { self.call_forms(c.slot_ref(self.slot), &args[..self.arity]) } else { None }
         };
         if let Some(result) = result {
             self.release(&mut computed);
@@ -232,8 +256,8 @@ impl DirectSite {
 
     /// A call whose arguments are all literals: the arguments are the given ones.
     fn call_literal(&self, c: &mut Ctx) -> Res<Dynamic> {
-        let args = self.literal_args();
-        match self.call_forms(c.slot_ref(self.slot), &args[..self.given.len()]) {
+        let args = self.given.borrow_dependent();
+        match self.call_forms(c.slot_ref(self.slot), &args[..self.arity]) {
             Some(result) => self.finish(result),
             None => self.call_ordinary(c, &mut ManuallyDrop::new([const { Dynamic::UNIT }; MOST])),
         }
@@ -244,7 +268,7 @@ impl DirectSite {
     /// `call` does without the loops over the computed arguments.
     fn call_one(&self, c: &mut Ctx) -> Res<Dynamic> {
         let k = self.codes[0];
-        let given = &self.given[k];
+        let given = &self.given()[k];
         let value = match given.code() {
             Some(code) => code(c)?.flatten(),
             None => Dynamic::UNIT,
@@ -255,9 +279,9 @@ impl DirectSite {
                 Given::NameCode(_) => value.as_immutable_string_ref().ok(),
                 _ => None,
             };
-            let mut args = self.literal_args();
+            let mut args = *self.given.borrow_dependent();
             let fits = self.fill(k, &value, name.as_deref(), &mut args);
-            if fits { self.call_forms(c.slot_ref(self.slot), &args[..self.given.len()]) } else { None }
+            if fits { self.call_forms(c.slot_ref(self.slot), &args[..self.arity]) } else { None }
         };
         match result {
             Some(result) => {
@@ -272,14 +296,10 @@ impl DirectSite {
         }
     }
 
-    /// The arguments the literals give (code's places hold 0 until filled).
+    /// The call's arguments as the compiler found them.
     #[inline]
-    fn literal_args(&self) -> [Arg<'_>; MOST] {
-        let mut args = [Arg::Int(0); MOST];
-        for (arg, g) in args.iter_mut().zip(&self.given) {
-            *arg = g.literal_arg();
-        }
-        args
+    fn given(&self) -> &[Given] {
+        self.given.borrow_owner()
     }
 
     /// Puts the value computed for argument `k` in its place among `args`, if it is of the type
@@ -292,7 +312,7 @@ impl DirectSite {
         name: Option<&'a ImmutableString>,
         args: &mut [Arg<'a>; MOST],
     ) -> bool {
-        match &self.given[k] {
+        match &self.given()[k] {
             Given::IntCode(_) => value.as_int().map(|n| args[k] = Arg::Int(n)).is_ok(),
             Given::NameCode(_) => name.map(|name| args[k] = Arg::Text(name)).is_some(),
             Given::Filter(filter, _) => {
@@ -319,7 +339,7 @@ impl DirectSite {
     /// The ordinary way, with the values already computed.
     fn call_ordinary(&self, c: &mut Ctx, computed: &mut [Dynamic; MOST]) -> Res<Dynamic> {
         let mark = c.stack.len();
-        for (k, (literal, g)) in self.literals.iter().zip(&self.given).enumerate() {
+        for (k, (literal, g)) in self.literals.iter().zip(self.given()).enumerate() {
             let value = match g {
                 Given::IntCode(_) | Given::NameCode(_) => std::mem::take(&mut computed[k]),
                 Given::Filter(filter, _) => filter.map(std::mem::take(&mut computed[k])),

@@ -252,6 +252,9 @@ impl State {
         s
     }
 
+    /// Notes a change of the game, and records it if the game is recorded. Inlined: most games
+    /// are not recorded (simulation), and a move or a turn then only counts the change.
+    #[inline]
     pub(crate) fn emit(&mut self, event: Event) {
         // Every change of the game goes through here, recorded or not: the count tells whether
         // anything happened between two moments (taking an action is not itself a change).
@@ -259,8 +262,14 @@ impl State {
             self.changes += 1;
         }
         if self.recording {
-            self.events.push(event);
+            self.record(event);
         }
+    }
+
+    /// Keeps an event of a recorded game.
+    #[inline(never)]
+    fn record(&mut self, event: Event) {
+        self.events.push(event);
     }
 
     /// How many changes the game has seen (moves, turns, properties, counters, chance, timers,

@@ -163,7 +163,7 @@ impl FnCompiler<'_> {
         });
         let direct = DirectSite { slot, this, arity, given, forms, codes, literals, site };
         // Most calls write every argument as a literal (`game.add("money", 2)`): their own
-        // closure builds the arguments and calls the form, nothing else.
+        // closure calls the form with the arguments built above, nothing else.
         if direct.this.is_none() {
             match direct.codes.len() {
                 0 => return Ok(Some(Box::new(move |c| direct.call_literal(c)))),

@@ -72,14 +72,21 @@ pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<A
     Ok(Action { seat, action, args })
 }
 
-/// An action's arguments as the map `apply` and `legal` hooks receive, plus `seat`.
-pub(crate) fn args_map(defs: &Defs, action: &Action) -> Map {
+/// The entries of the map of an action's arguments that `apply` and `legal` hooks receive: each
+/// parameter by name, and `seat`.
+fn args_entries<'a>(defs: &'a Defs, action: &'a Action) -> impl Iterator<Item = (&'a str, Dynamic)> + 'a {
     let def = &defs.actions[action.action as usize];
+    let seat = Dynamic::from(defs.seat_names[action.seat as usize].clone());
+    let params = def.params.iter().zip(&action.args).map(|(p, v)| (p.name.as_str(), from_value(defs, v)));
+    params.chain(std::iter::once(("seat", seat)))
+}
+
+/// An action's arguments as the map `apply` and `legal` hooks receive (see `args_entries`).
+fn args_map(defs: &Defs, action: &Action) -> Map {
     let mut map = Map::new();
-    for (p, v) in def.params.iter().zip(&action.args) {
-        map.insert(p.name.as_str().into(), from_value(defs, v));
+    for (name, value) in args_entries(defs, action) {
+        map.insert(name.into(), value);
     }
-    map.insert("seat".into(), Dynamic::from(defs.seat_names[action.seat as usize].clone()));
     map
 }
 
@@ -117,22 +124,19 @@ impl ArgsMaps {
     }
 }
 
-/// Fills in a kept map with `action`'s arguments, if it has exactly the keys `args_map` gives
-/// (each parameter and `seat`): the same map as a new one, values and tag.
+/// Fills in a kept map with `action`'s arguments, if it has exactly the keys `args_map` gives:
+/// the same map as a new one, values and tag. A map with other keys is left half filled, for
+/// the caller to drop.
 fn refill(defs: &Defs, action: &Action, map: &mut Dynamic) -> bool {
     map.set_tag(0);
     let Some(mut map) = map.write_lock::<Map>() else { return false };
-    let def = &defs.actions[action.action as usize];
-    if map.len() != def.params.len() + 1 {
-        return false;
+    let mut filled = 0;
+    for (name, value) in args_entries(defs, action) {
+        let Some(slot) = map.get_mut(name) else { return false };
+        *slot = value;
+        filled += 1;
     }
-    for (p, v) in def.params.iter().zip(&action.args) {
-        let Some(slot) = map.get_mut(p.name.as_str()) else { return false };
-        *slot = from_value(defs, v);
-    }
-    let Some(slot) = map.get_mut("seat") else { return false };
-    *slot = Dynamic::from(defs.seat_names[action.seat as usize].clone());
-    true
+    filled == map.len()
 }
 
 /// Helpers on plain script values, for agents reading their options.

@@ -87,8 +87,6 @@ pub(super) struct DirectSite {
     slot: usize,
     /// Where `this` is written, if the call is made on it.
     this: Option<Position>,
-    /// How many arguments the call gives after the handle.
-    arity: usize,
     given: Givens,
     /// The fitting forms, tried in turn (each takes one type of handle).
     forms: Vec<Rc<DirectCall>>,
@@ -161,7 +159,7 @@ impl FnCompiler<'_> {
             }
             args
         });
-        let direct = DirectSite { slot, this, arity, given, forms, codes, literals, site };
+        let direct = DirectSite { slot, this, given, forms, codes, literals, site };
         // Most calls write every argument as a literal (`game.add("money", 2)`): their own
         // closure calls the form with the arguments built above, nothing else.
         if direct.this.is_none() {
@@ -245,7 +243,7 @@ impl DirectSite {
             });
             let mut args = *self.given.borrow_dependent();
             let fit = self.codes.iter().all(|&k| self.fill(k, &computed[k], names[k].as_deref(), &mut args));
-            if fit { self.call_forms(c.slot_ref(self.slot), &args[..self.arity]) } else { None }
+            if fit { self.call_forms(c.slot_ref(self.slot), &args[..self.given().len()]) } else { None }
         };
         if let Some(result) = result {
             self.release(&mut computed);
@@ -257,7 +255,7 @@ impl DirectSite {
     /// A call whose arguments are all literals: the arguments are the given ones.
     fn call_literal(&self, c: &mut Ctx) -> Res<Dynamic> {
         let args = self.given.borrow_dependent();
-        match self.call_forms(c.slot_ref(self.slot), &args[..self.arity]) {
+        match self.call_forms(c.slot_ref(self.slot), &args[..self.given().len()]) {
             Some(result) => self.finish(result),
             None => self.call_ordinary(c, &mut ManuallyDrop::new([const { Dynamic::UNIT }; MOST])),
         }
@@ -281,7 +279,7 @@ impl DirectSite {
             };
             let mut args = *self.given.borrow_dependent();
             let fits = self.fill(k, &value, name.as_deref(), &mut args);
-            if fits { self.call_forms(c.slot_ref(self.slot), &args[..self.arity]) } else { None }
+            if fits { self.call_forms(c.slot_ref(self.slot), &args[..self.given().len()]) } else { None }
         };
         match result {
             Some(result) => {

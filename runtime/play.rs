@@ -68,8 +68,10 @@ impl Human {
         }
         screen.holder = Some(self.seat);
         if screen.terminal {
-            // Erase the scrollback (3J), the screen (2J), and go home (H).
-            out!("\x1b[3J\x1b[2J\x1b[H");
+            // Go home (H), erase the screen (2J), then the scrollback (3J), in the order `clear`
+            // uses: terminals that push a cleared screen into their scrollback (tmux, VTE) would
+            // otherwise keep the previous player's last screen there.
+            out!("\x1b[H\x1b[2J\x1b[3J");
         } else {
             outln!("\n{}", "-".repeat(60));
         }

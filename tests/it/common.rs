@@ -33,3 +33,23 @@ pub fn notes_of(game: &tabula::Game) -> Vec<String> {
         })
         .collect()
 }
+
+/// Makes sure a program the tests drive (tmux, say) is on this machine: installs its Debian
+/// package when it is missing, as the README promises that `cargo test` needs nothing but the
+/// Rust toolchain. A test that cannot get it fails, saying how to install it.
+pub fn require_tool(program: &str, package: &str) {
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    let present = || Command::new(program).arg("-V").output().is_ok_and(|o| o.status.success());
+    if present() {
+        return;
+    }
+    let apt = |args: &[&str]| {
+        Command::new("apt-get").args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    };
+    if !apt(&["install", "-y", "-qq", package]) {
+        apt(&["update", "-qq"]);
+        apt(&["install", "-y", "-qq", package]);
+    }
+    assert!(present(), "this test needs `{program}`: install it (Debian: apt-get install {package})");
+}

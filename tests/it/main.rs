@@ -33,4 +33,5 @@ mod runtime_knows_no_game;
 mod schema;
 mod secrecy;
 mod temple;
+mod terminal;
 mod viewer;

@@ -4,6 +4,7 @@
 //! from that game seed, so any game of a run can be replayed on its own.
 
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use indexmap::IndexMap;
@@ -430,15 +431,17 @@ pub fn simulate(
     progress: &mut dyn FnMut(&GameRecord),
 ) -> Result<SimReport, Error> {
     let start = Instant::now();
-    let indices: Vec<u64> = (0..options.games).collect();
-    let (tally, records) = play_games(&rules, options, &indices, &mut |r| progress(r))?;
+    let (tally, records) = play_games(&rules, options, 0..options.games, &mut |r| progress(r)).map_err(|(_, e)| e)?;
     report(&rules, options, tally, records, start.elapsed().as_secs_f64())
 }
 
 /// Like `simulate`, on `threads` threads: each loads the ruleset itself (rules hold the script
-/// engine, which stays on its thread) and plays every `threads`-th game. The games are the same
-/// as on one thread (game `i` is seeded from the run's seed and `i` alone) and come back in
-/// order. `progress` is called once per game, from any thread.
+/// engine, which stays on its thread) and takes the run's next game until none is left. The
+/// games are the same as on one thread (game `i` is seeded from the run's seed and `i` alone)
+/// and come back in order. `progress` is called once per game, from any thread.
+///
+/// Threads the system refuses to start are done without: the others play their games, so a run
+/// asked for more threads than the system allows still plays every game, the same games.
 pub fn simulate_parallel(
     ruleset: &str,
     load: &LoadOptions,
@@ -446,8 +449,21 @@ pub fn simulate_parallel(
     threads: usize,
     progress: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<SimReport, Error> {
+    simulate_on_threads(ruleset, load, options, threads, progress, &|_| None)
+}
+
+/// `simulate_parallel`, with each worker thread's stack size (`None`: the system's default), so
+/// that a test can make the system refuse some of them.
+fn simulate_on_threads(
+    ruleset: &str,
+    load: &LoadOptions,
+    options: &SimOptions,
+    threads: usize,
+    progress: &(dyn Fn(&GameRecord) + Sync),
+    stack_size: &dyn Fn(usize) -> Option<usize>,
+) -> Result<SimReport, Error> {
     let rules = Rc::new(crate::rules::load::load(ruleset, load)?);
-    let threads = threads.clamp(1, options.games.max(1) as usize);
+    let threads = threads.clamp(1, options.games.max(1).min(usize::MAX as u64) as usize);
     if threads == 1 {
         return simulate(rules, options, &mut |r| progress(r));
     }
@@ -455,73 +471,88 @@ pub fn simulate_parallel(
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
     }
     let start = Instant::now();
-    let results: Vec<Result<(Tally, Vec<GameRecord>), String>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    // Errors cross threads as text: a rendered diagnostic needs the rules' sources.
-                    let rules = Rc::new(crate::rules::load::load(ruleset, load).map_err(|e| e.to_string())?);
-                    let indices: Vec<u64> = (t as u64..options.games).step_by(threads).collect();
-                    play_games(&rules, options, &indices, &mut |r| progress(r))
-                        .map_err(|e| crate::diag::render(&e, &rules.sources))
+    // The queue of games: the index of the next one to play, and whether a game failed (then
+    // no more are started).
+    let next = AtomicU64::new(0);
+    let failed = AtomicBool::new(false);
+    let queue = || {
+        if failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        (i < options.games).then_some(i)
+    };
+    let results: Vec<Result<(Tally, Vec<GameRecord>), (u64, String)>> = std::thread::scope(|scope| {
+        let mut workers = Vec::new();
+        for t in 0..threads {
+            let mut builder = std::thread::Builder::new().name(format!("sim-{t}"));
+            if let Some(size) = stack_size(t) {
+                builder = builder.stack_size(size);
+            }
+            let worker = builder.spawn_scoped(scope, || {
+                // Errors cross threads as text: a rendered diagnostic needs the rules' sources.
+                let rules = Rc::new(crate::rules::load::load(ruleset, load).map_err(|e| (0, e.to_string()))?);
+                play_games(&rules, options, std::iter::from_fn(queue), &mut |r| progress(r)).map_err(|(i, e)| {
+                    failed.store(true, Ordering::Relaxed);
+                    (i, crate::diag::render(&e, &rules.sources))
                 })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err("a simulation thread failed".into()))).collect()
+            });
+            // A thread the system will not start is not needed: the others take its games.
+            match worker {
+                Ok(worker) => workers.push(worker),
+                Err(_) => break,
+            }
+        }
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|_| Err((0, "a simulation thread failed".into()))))
+            .collect()
     });
+    if results.is_empty() {
+        // Not one thread could start: play on this one.
+        return simulate(rules, options, &mut |r| progress(r));
+    }
     let mut tally = Tally::default();
     let mut records = Vec::new();
+    // The failure reported is that of the first failing game, whichever thread played it.
+    let mut failure: Option<(u64, String)> = None;
     for result in results {
-        let (part, part_records) = result.map_err(Error::Input)?;
-        tally.merge(part);
-        records.extend(part_records);
+        match result {
+            Ok((part, part_records)) => {
+                tally.merge(part);
+                records.extend(part_records);
+            }
+            Err((i, message)) => {
+                if failure.as_ref().is_none_or(|(first, _)| i < *first) {
+                    failure = Some((i, message));
+                }
+            }
+        }
+    }
+    if let Some((_, message)) = failure {
+        return Err(Error::Input(message));
     }
     records.sort_by_key(|r| r.index);
     report(&rules, options, tally, records, start.elapsed().as_secs_f64())
 }
 
 /// Plays the games of a run with the given indices; returns their tally, and their records if
-/// the options keep them.
+/// the options keep them, or the index of the game that failed and why.
 fn play_games(
     rules: &Rc<Rules>,
     options: &SimOptions,
-    indices: &[u64],
+    indices: impl Iterator<Item = u64>,
     progress: &mut dyn FnMut(&GameRecord),
-) -> Result<(Tally, Vec<GameRecord>), Error> {
+) -> Result<(Tally, Vec<GameRecord>), (u64, Error)> {
     let players = options.players.unwrap_or(rules.players.0);
-    let kinds = seat_kinds(rules, options, players)?;
+    let kinds = seat_kinds(rules, options, players).map_err(|e| (0, e))?;
     if let Some(dir) = &options.log_dir {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| (0, Error::Io { path: dir.clone(), source }))?;
     }
     let mut tally = Tally::default();
     let mut records = Vec::new();
-    for &i in indices {
-        let game_seed = Rng::derive_seed(options.seed, i);
-        let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
-        let mut game = start_game(rules.clone(), players, game_seed).map_err(|e| match e {
-            Error::Script(d) => {
-                Error::Script(Box::new(d.note(format!("while setting up game {i} of the run, seeded {game_seed}"))))
-            }
-            other => other,
-        })?;
-        let mut agents = seated_agents(rules, &kinds, game_seed)?;
-        let decisions = match play_out(&mut game, &mut agents, options.max_decisions) {
-            Ok(decisions) => decisions,
-            // A game past the safety bound is stopped and reported so, not an error of the run.
-            Err(Error::Unfinished(_)) => options.max_decisions,
-            Err(Error::Script(d)) => {
-                return Err(Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))));
-            }
-            Err(other) => return Err(Error::Input(format!("game {i} (seed {game_seed}): {other}"))),
-        };
-        if let Some(dir) = &options.log_dir {
-            let path = dir.join(format!("game-{:06}.log", i + 1));
-            let mut log = crate::log::record(&game, Some(game_seed));
-            log.tags.splice(1..1, crate::log::ruleset_path_tag(rules));
-            let text = log.to_string();
-            std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
-        }
-        let record = GameRecord::of(&game, i, game_seed, decisions, &options.record);
+    for i in indices {
+        let record = play_game(rules, options, &kinds, i).map_err(|e| (i, e))?;
         progress(&record);
         tally.add(&record);
         if options.keep_records {
@@ -529,6 +560,37 @@ fn play_games(
         }
     }
     Ok((tally, records))
+}
+
+/// Plays game `i` of a run (and writes its log if the run keeps logs).
+fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) -> Result<GameRecord, Error> {
+    let players = options.players.unwrap_or(rules.players.0);
+    let game_seed = Rng::derive_seed(options.seed, i);
+    let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
+    let mut game = start_game(rules.clone(), players, game_seed).map_err(|e| match e {
+        Error::Script(d) => {
+            Error::Script(Box::new(d.note(format!("while setting up game {i} of the run, seeded {game_seed}"))))
+        }
+        other => other,
+    })?;
+    let mut agents = seated_agents(rules, kinds, game_seed)?;
+    let decisions = match play_out(&mut game, &mut agents, options.max_decisions) {
+        Ok(decisions) => decisions,
+        // A game past the safety bound is stopped and reported so, not an error of the run.
+        Err(Error::Unfinished(_)) => options.max_decisions,
+        Err(Error::Script(d)) => {
+            return Err(Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))));
+        }
+        Err(other) => return Err(Error::Input(format!("game {i} (seed {game_seed}): {other}"))),
+    };
+    if let Some(dir) = &options.log_dir {
+        let path = dir.join(format!("game-{:06}.log", i + 1));
+        let mut log = crate::log::record(&game, Some(game_seed));
+        log.tags.splice(1..1, crate::log::ruleset_path_tag(rules));
+        let text = log.to_string();
+        std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
+    }
+    Ok(GameRecord::of(&game, i, game_seed, decisions, &options.record))
 }
 
 /// The report of a run from its games' tally (and records, if kept).
@@ -575,4 +637,28 @@ fn report(
         balance: tally.balance(rules, players),
         records,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run asked for more threads than the system will start plays every game on those it
+    /// did start, the same games as on one thread. The system is made to refuse threads by
+    /// asking for stacks larger than any address space.
+    #[test]
+    fn threads_the_system_refuses_are_done_without() {
+        let options = SimOptions { games: 40, keep_records: true, ..SimOptions::default() };
+        let load = LoadOptions::default();
+        let one = simulate_parallel("east-berlin", &load, &options, 1, &|_| {}).expect("one thread");
+        for refused_from in [0, 1, 2] {
+            let huge = |t: usize| (t >= refused_from).then_some(usize::MAX / 2);
+            let many = simulate_on_threads("east-berlin", &load, &options, 1000, &|_| {}, &huge)
+                .unwrap_or_else(|e| panic!("threads refused from the {refused_from}th: {e}"));
+            assert_eq!(many.games, 40);
+            assert_eq!(many.outcomes, one.outcomes, "threads refused from the {refused_from}th");
+            let seeds = |r: &SimReport| r.records.iter().map(|g| (g.index, g.seed, g.decisions)).collect::<Vec<_>>();
+            assert_eq!(seeds(&many), seeds(&one));
+        }
+    }
 }

@@ -58,7 +58,8 @@ pub struct SimArgs {
     play: PlayArgs,
     /// Threads to play on (0, the default: one per core). Games, logs and report are the same
     /// on any number; each thread loads the ruleset itself (the script engine stays on its
-    /// thread).
+    /// thread), so more threads than cores only slow the run. Threads the system will not
+    /// start are done without.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Print one JSON object instead of a summary.

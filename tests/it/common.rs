@@ -45,7 +45,12 @@ pub fn require_tool(program: &str, package: &str) {
         return;
     }
     let apt = |args: &[&str]| {
-        Command::new("apt-get").args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+        Command::new("apt-get")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
     };
     if !apt(&["install", "-y", "-qq", package]) {
         apt(&["update", "-qq"]);

@@ -41,11 +41,12 @@ impl Axis {
             if step <= 0 || to < from {
                 return Err(bad("a range goes up from its first value, by a step of 1 or more"));
             }
-            let count = ((to - from) / step + 1) as u64;
-            if count > MAX_CELLS as u64 {
+            // In 128 bits: the distance between two 64-bit integers may not fit in 64.
+            let count = (i128::from(to) - i128::from(from)) / i128::from(step) + 1;
+            if count > MAX_CELLS as i128 {
                 return Err(bad(&format!("{count} values: at most {MAX_CELLS}")));
             }
-            (0..count as i64).map(|k| (from + k * step).to_string()).collect()
+            (0..count).map(|k| (i128::from(from) + k * i128::from(step)).to_string()).collect()
         } else if values.starts_with('[') {
             vec![values.to_string()]
         } else {
@@ -198,6 +199,22 @@ mod tests {
         assert!(Axis::parse("n", "12..8").is_err());
         assert!(Axis::parse("n", "a..b").is_err());
         assert!(Axis::parse("n", "1..100000000").is_err());
+    }
+
+    /// The distance between the ends of a range may not fit in 64 bits: it once wrapped, and
+    /// the whole range of integers read as one value.
+    #[test]
+    fn ranges_at_the_ends_of_the_integers_neither_wrap_nor_overflow() {
+        let whole = Axis::parse("n", "-9223372036854775808..9223372036854775807");
+        assert!(whole.is_err_and(|e| e.to_string().contains("18446744073709551616 values: at most")));
+        assert_eq!(
+            Axis::parse("n", "9223372036854775806..9223372036854775807").unwrap().values,
+            ["9223372036854775806", "9223372036854775807"]
+        );
+        assert_eq!(
+            Axis::parse("n", "-9223372036854775808..9223372036854775807/9223372036854775807").unwrap().values,
+            ["-9223372036854775808", "-1", "9223372036854775806"]
+        );
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //!   `tests/corpus/rulesets/` (one folder per case; its `game.toml` says what it tries);
 //! - `logs`: game logs from `tests/corpus/logs/` and generated monsters (a 10 MB line, a
 //!   million lines, binary garbage);
+//! - `cli`: command lines however odd (ranges at the ends of the integers, more threads than
+//!   the system starts), run through the binary under a deadline;
 //! - `actions`: illegal actions through the library API, refused with a reason and leaving the
 //!   game unchanged;
 //! - `mutation`: a deterministic mutation harness over the corpus and the shipped rulesets and
@@ -16,6 +18,7 @@
 //! memory it allocates.
 
 mod actions;
+mod cli;
 mod guard;
 mod logs;
 mod mutation;

@@ -78,6 +78,11 @@ impl Sources {
         &self.files[id].1
     }
 
+    /// The ids of the files kept, in the order they were added.
+    pub fn ids(&self) -> std::ops::Range<FileId> {
+        0..self.files.len()
+    }
+
     /// The id of a file by path, if it was added.
     pub fn find(&self, path: &Path) -> Option<FileId> {
         self.files.iter().position(|(p, _)| p == path)

@@ -158,3 +158,11 @@ pub fn describe_action(defs: &Defs, action: &Action) -> String {
     }
     out
 }
+
+/// Whether a name can be written as one word of a log line (`schema/log.pest`'s `word`:
+/// letters, digits, `_`, `-` and `.`). Every name a log writes (seats, actions, pieces, zones,
+/// outcomes, the words of properties, parameters and dice) must be one, or a game could write
+/// a log that no replay reads back; the loader refuses any other.
+pub fn is_log_word(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}

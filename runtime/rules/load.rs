@@ -368,20 +368,26 @@ impl Loader<'_> {
     /// Where the entry `name` of a section is declared in a file: its `[section.name]` table,
     /// or a line `name = ...` or `name.key = ...` (the start of the file if neither is found).
     /// Tables are keyed by name in the TOML structures, which keep no span for keys.
+    /// A name that is no bare TOML key is found quoted (`[seats."red team"]`).
     fn table_span(&self, file: FileId, section: &str, name: &str) -> std::ops::Range<usize> {
         let text = self.sources.text(file);
-        let header = format!("[{section}.{name}]");
-        if let Some(at) = text.find(&header) {
-            return at..at + header.len();
+        let keys = [name.to_string(), format!("\"{name}\""), format!("'{name}'")];
+        for key in &keys {
+            let header = format!("[{section}.{key}]");
+            if let Some(at) = text.find(&header) {
+                return at..at + header.len();
+            }
         }
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
             let body = line.trim_start();
-            if let Some(rest) = body.strip_prefix(name)
-                && (rest.trim_start().starts_with('=') || rest.starts_with('.'))
-            {
-                let at = offset + (line.len() - body.len());
-                return at..at + name.len();
+            for key in keys.iter().filter(|k| !k.is_empty()) {
+                if let Some(rest) = body.strip_prefix(key.as_str())
+                    && (rest.trim_start().starts_with('=') || rest.starts_with('.'))
+                {
+                    let at = offset + (line.len() - body.len());
+                    return at..at + key.len();
+                }
             }
             offset += line.len();
         }
@@ -736,6 +742,49 @@ impl Loader<'_> {
             let d = Diagnostic::new("the ruleset declares no phases")
                 .at(gf, 0..0)
                 .expected("at least one [phases.<name>] table");
+            self.push(d);
+        }
+        self.check_log_words();
+    }
+
+    /// Refuses names that a log could not write back as one word: a game with a seat `my seat`
+    /// or a word `[x]` would play, then write logs that replay refuses.
+    fn check_log_words(&mut self) {
+        let m = self.merged;
+        fn entries<T>(section: &'static str, s: &Section<T>) -> impl Iterator<Item = (&'static str, String, FileId)> {
+            s.iter().map(move |(name, (file, _))| (section, name.clone(), *file))
+        }
+        let names: Vec<(&str, String, FileId)> = entries("seats", &m.seats)
+            .chain(entries("actions", &m.actions))
+            .chain(entries("pieces", &m.pieces))
+            .chain(entries("zones", &m.zones))
+            .chain(entries("outcomes", &m.outcomes))
+            .collect();
+        for (section, name, file) in names {
+            if !crate::event::is_log_word(&name) {
+                let span = self.table_span(file, section, &name);
+                let d = self
+                    .err(file, span, format!("the name `{name}` in [{section}] cannot be written in a log"))
+                    .expected("a name of letters, digits, `_`, `-` or `.` (`my_seat` rather than `my seat`)")
+                    .found(format!("`{name}`"));
+                self.push(d);
+            }
+        }
+        // Words (of properties, parameters and dice) keep no span: the diagnostic points at the
+        // first quoted mention in the ruleset's files.
+        let words: Vec<String> =
+            self.defs.symbols.iter().filter(|w| !crate::event::is_log_word(w)).map(|w| w.to_string()).collect();
+        for word in words {
+            let quoted = format!("\"{word}\"");
+            let (file, at) = self
+                .sources
+                .ids()
+                .find_map(|f| self.sources.text(f).find(&quoted).map(|at| (f, at)))
+                .unwrap_or((m.game_file, 0));
+            let d = self
+                .err(file, at..at + quoted.len(), format!("the word `{word}` cannot be written in a log"))
+                .expected("a word of letters, digits, `_`, `-` or `.` (`golden_mask` rather than `golden mask`)")
+                .found(quoted);
             self.push(d);
         }
     }

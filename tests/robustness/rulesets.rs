@@ -327,6 +327,17 @@ mod game_toml {
         refused("toml-empty", "game.toml:1:1", "`[game]` needs a `name`");
     }
 
+    /// Every name a log writes must be one word of a log line, or the game would write logs
+    /// that replay refuses. Each bad name is named where it is declared.
+    #[test]
+    fn names_a_log_cannot_write_are_refused_where_they_are_declared() {
+        let case = "toml-names-not-log-words";
+        refused(case, "game.toml:9:1", "the name `red team` in [seats] cannot be written in a log");
+        refused(case, "game.toml:15:1", "the name `coin[1]` in [pieces] cannot be written in a log");
+        refused(case, "game.toml:17:1", "the name `` in [zones] cannot be written in a log");
+        refused(case, "game.toml:12:28", "the word `dark red` cannot be written in a log");
+    }
+
     #[test]
     fn an_unknown_phase_is_named_with_the_phases_that_exist() {
         refused("toml-unknown-phase", "game.toml:9:8", "unknown phase `nowhere`");

@@ -212,6 +212,10 @@ pub enum Error {
     /// A game that did not end within the simulator's bound on decisions.
     #[error("{0}")]
     Unfinished(String),
+    /// An error already rendered where the texts it points into were at hand (a game played on
+    /// another thread, under rules loaded there): shown as it is.
+    #[error("{}", .0.lines().next().unwrap_or_default().trim_start_matches("error: "))]
+    Rendered(String),
 }
 
 impl Error {
@@ -232,6 +236,7 @@ pub fn render(error: &Error, sources: &Sources) -> String {
     match error {
         Error::Ruleset(d, own) => render_diagnostics(d, own),
         Error::Log(d, own) | Error::NotText(d, own) => render_diagnostics(std::slice::from_ref(d), own),
+        Error::Rendered(text) => text.clone(),
         other => render_diagnostics(&other.diagnostics(), sources),
     }
 }

@@ -291,7 +291,14 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 (None, Some(ruleset)) => {
                     let rules = Rc::new(load_rules(&RulesetArgs { ruleset, variants, sets })?);
                     let seed = seed.unwrap_or_else(play::fresh_seed);
-                    play::Table::new(rules, seed, players)?
+                    match play::Table::new(rules.clone(), seed, players) {
+                        Ok(table) => table,
+                        // Setting up runs the rules' hooks: a script error points into their files.
+                        Err(e) => {
+                            eprint!("{}", render(&e, &rules.sources));
+                            return Ok(ExitCode::FAILURE);
+                        }
+                    }
                 }
                 (None, None) => return Err(Error::Input("play: name a ruleset, or --resume a log".into())),
             };

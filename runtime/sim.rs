@@ -463,9 +463,14 @@ fn simulate_on_threads(
     stack_size: &dyn Fn(usize) -> Option<usize>,
 ) -> Result<SimReport, Error> {
     let rules = Rc::new(crate::rules::load::load(ruleset, load)?);
+    // The rules stay here: an error that points into their files is rendered before it leaves.
+    let rendered = |e: Error| match e {
+        Error::Script(_) | Error::Rules(_) => Error::Rendered(crate::diag::render(&e, &rules.sources)),
+        other => other,
+    };
     let threads = threads.clamp(1, options.games.max(1).min(usize::MAX as u64) as usize);
     if threads == 1 {
-        return simulate(rules, options, &mut |r| progress(r));
+        return simulate(rules.clone(), options, &mut |r| progress(r)).map_err(rendered);
     }
     if let Some(dir) = &options.log_dir {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
@@ -491,7 +496,10 @@ fn simulate_on_threads(
             }
             let worker = builder.spawn_scoped(scope, || {
                 // Errors cross threads as text: a rendered diagnostic needs the rules' sources.
-                let rules = Rc::new(crate::rules::load::load(ruleset, load).map_err(|e| (0, e.to_string()))?);
+                let rules = Rc::new(
+                    crate::rules::load::load(ruleset, load)
+                        .map_err(|e| (0, crate::diag::render(&e, &crate::diag::Sources::default())))?,
+                );
                 play_games(&rules, options, std::iter::from_fn(queue), &mut |r| progress(r)).map_err(|(i, e)| {
                     failed.store(true, Ordering::Relaxed);
                     (i, crate::diag::render(&e, &rules.sources))
@@ -505,12 +513,17 @@ fn simulate_on_threads(
         }
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or_else(|_| Err((0, "a simulation thread failed".into()))))
+            .map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    let failed = Error::Input("a simulation thread failed".into());
+                    Err((0, crate::diag::render(&failed, &crate::diag::Sources::default())))
+                })
+            })
             .collect()
     });
     if results.is_empty() {
         // Not one thread could start: play on this one.
-        return simulate(rules, options, &mut |r| progress(r));
+        return simulate(rules.clone(), options, &mut |r| progress(r)).map_err(rendered);
     }
     let mut tally = Tally::default();
     let mut records = Vec::new();
@@ -530,7 +543,7 @@ fn simulate_on_threads(
         }
     }
     if let Some((_, message)) = failure {
-        return Err(Error::Input(message));
+        return Err(Error::Rendered(message));
     }
     records.sort_by_key(|r| r.index);
     report(&rules, options, tally, records, start.elapsed().as_secs_f64())

@@ -136,6 +136,9 @@ pub(super) fn check_override(
 ) -> Result<ParamValue, Error> {
     let Some((_, current)) = params.get(name) else {
         let known: Vec<&str> = params.keys().map(String::as_str).collect();
+        if known.is_empty() {
+            return Err(Error::Input(format!("--set {name}: the ruleset has no parameters (no [params] table)")));
+        }
         return Err(Error::Input(format!(
             "--set {name}: the ruleset has no parameter `{name}`{}; expected one of {} (`tabula params` lists them)",
             did_you_mean(name, known.iter().copied()),

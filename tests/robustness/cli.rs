@@ -79,3 +79,28 @@ fn more_threads_than_games_or_cores_play_the_games_asked() {
     let out = succeeds(&["sim", "east-berlin", "--games", "3", "--threads", "1000", "--json"]);
     assert!(out.contains("\"games\":3,"), "{out}");
 }
+
+/// A script that fails in play is reported with its file, line and column, once, whichever
+/// command played it and on however many threads.
+#[test]
+fn a_script_error_in_play_names_its_file_and_line_in_every_command() {
+    let case = "tests/corpus/rulesets/script-throw";
+    for args in [
+        vec!["check", case],
+        vec!["sim", case, "--games", "3", "--threads", "1"],
+        vec!["sim", case, "--games", "3", "--threads", "2"],
+        vec!["sweep", case, "--set", "rounds=1,2", "--games", "2", "--threads", "1"],
+        vec!["sweep", case, "--set", "rounds=1,2", "--games", "2", "--threads", "2"],
+        vec!["play", case, "--seat", "solo=random"],
+    ] {
+        let ran = run(&args, Duration::from_secs(60));
+        assert_eq!(ran.code, Some(1), "tabula {args:?}:\n{}", ran.stderr);
+        assert!(
+            ran.stderr.starts_with("error: the table is not set (in hook `begin`)\n"),
+            "tabula {args:?}: the error said once, first:\n{}",
+            ran.stderr
+        );
+        assert!(ran.stderr.contains("script-throw/rules.rhai:3:5"), "tabula {args:?}: where:\n{}", ran.stderr);
+        assert_eq!(ran.stderr.matches("error:").count(), 1, "tabula {args:?}:\n{}", ran.stderr);
+    }
+}

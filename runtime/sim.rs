@@ -452,6 +452,10 @@ pub fn simulate_parallel(
     simulate_on_threads(ruleset, load, options, threads, progress, &|_| None)
 }
 
+/// What a simulation thread brings back: its games' tally and records, or the index of its
+/// failing game and the error, rendered (the rules it points into stay on the thread).
+type ThreadResult = Result<(Tally, Vec<GameRecord>), (u64, String)>;
+
 /// `simulate_parallel`, with each worker thread's stack size (`None`: the system's default), so
 /// that a test can make the system refuse some of them.
 fn simulate_on_threads(
@@ -487,7 +491,7 @@ fn simulate_on_threads(
         let i = next.fetch_add(1, Ordering::Relaxed);
         (i < options.games).then_some(i)
     };
-    let results: Vec<Result<(Tally, Vec<GameRecord>), (u64, String)>> = std::thread::scope(|scope| {
+    let results: Vec<ThreadResult> = std::thread::scope(|scope| {
         let mut workers = Vec::new();
         for t in 0..threads {
             let mut builder = std::thread::Builder::new().name(format!("sim-{t}"));

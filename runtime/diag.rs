@@ -209,6 +209,27 @@ pub enum Error {
     /// Bad input that is not in a file (a command-line value, a seat name).
     #[error("{0}")]
     Input(String),
+    /// A variant the ruleset does not have (asked with `--variant`, or by a log's header).
+    #[error("no variant `{variant}` in {ruleset}{reason}")]
+    NoVariant {
+        /// The variant asked for.
+        variant: String,
+        /// The ruleset's folder.
+        ruleset: String,
+        /// What was expected instead (the variants that exist).
+        reason: String,
+    },
+    /// A parameter override the ruleset does not take (asked with `--set`, or by a log's
+    /// header): no such parameter, or a value of the wrong kind or out of range.
+    #[error("--set {name}{}: {reason}", .value.as_ref().map(|v| format!("={v}")).unwrap_or_default())]
+    Override {
+        /// The parameter.
+        name: String,
+        /// The value given, shown only when the parameter exists (clipped).
+        value: Option<String>,
+        /// Why it is refused.
+        reason: String,
+    },
     /// A game that did not end within the simulator's bound on decisions.
     #[error("{0}")]
     Unfinished(String),

@@ -213,7 +213,7 @@ impl Table {
         let mut sources = Sources::default();
         let file = sources.add(path, text.clone());
         let log = parse(&text, file).map_err(|d| Error::Log(d, Box::new(sources.clone())))?;
-        let rules = Rc::new(rules_for_in(&log, ruleset)?);
+        let rules = Rc::new(rules_for_in(&log, ruleset).map_err(|e| e.into_error(&sources, file))?);
         let replay = replay_with(&log, rules, &ReplayOptions { record: true, ..ReplayOptions::default() })
             .map_err(|e| Error::Log(Box::new(e.diagnostic(&sources, file)), Box::new(sources.clone())))?;
         if replay.game.is_over() {

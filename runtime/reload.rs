@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use tabula::diag::render;
+use tabula::diag::{Sources, render};
 use tabula::log::{ReplayOptions, parse, record, replay_with, rules_for_in};
 use tabula::{Error, Game};
 
@@ -14,11 +14,13 @@ pub fn reload(game: &Game, seed: u64) -> Result<Option<Game>, Error> {
     let dir = game.rules().dir.display().to_string();
     // The game so far as a log (parsed back, so that line numbers are those of its text).
     let text = record(game, Some(seed)).to_string();
-    let log = parse(&text, 0).map_err(|d| Error::Input(d.message))?;
+    let mut sources = Sources::default();
+    let file = sources.add("the game so far", text.clone());
+    let log = parse(&text, file).map_err(|d| Error::Input(d.message))?;
     let rules = match rules_for_in(&log, Some(&dir)) {
         Ok(rules) => Rc::new(rules),
         Err(e) => {
-            eprint!("{}", render(&e, &Default::default()));
+            eprint!("{}", render(&e.into_error(&sources, file), &sources));
             outln!("-- the rules as saved do not load: playing on under the rules as they were (save again to retry)");
             return Ok(None);
         }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
-use tabula::log::{ReplayError, ReplayOptions, parse, replay_with, rules_for_in, seat_log};
+use tabula::log::{ReplayOptions, parse, replay_with, rules_for_in, seat_log};
 use tabula::view::view;
 use tabula::{Error, Rules};
 
@@ -66,14 +66,8 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
                     loaded.insert(key, r.clone());
                     r
                 }
-                Err(Error::Input(message)) => {
-                    let e = ReplayError::in_header(&log, message);
-                    eprint!("{}", render_diagnostics(&[e.diagnostic(&sources, file)], &sources));
-                    failed += 1;
-                    continue;
-                }
                 Err(e) => {
-                    eprint!("{}", render(&e, &sources));
+                    eprint!("{}", render(&e.into_error(&sources, file), &sources));
                     failed += 1;
                     continue;
                 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 
-use tabula::diag::{MAX_LOG_BYTES, Sources, render_diagnostics};
+use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
 use tabula::log::{parse, rules_for_in};
 use tabula::viewer::{Page, board, html, timeline};
 use tabula::{Error, Rules};
@@ -42,7 +42,9 @@ fn make_page(args: &ViewArgs) -> Result<String, String> {
     let mut sources = Sources::default();
     let file = sources.read(&args.log, MAX_LOG_BYTES).map_err(|e| e.to_string())?;
     let log = parse(sources.text(file), file).map_err(|d| render_diagnostics(&[*d], &sources))?;
-    let rules: Rc<Rules> = Rc::new(rules_for_in(&log, args.ruleset.as_deref()).map_err(|e| e.to_string())?);
+    let rules: Rc<Rules> = Rc::new(
+        rules_for_in(&log, args.ruleset.as_deref()).map_err(|e| render(&e.into_error(&sources, file), &sources))?,
+    );
     let players = log.int_tag("players").map_or(rules.players.0, |p| p.min(255) as u8);
     let observers: Vec<Option<u8>> = match &args.seat {
         Some(name) => {

@@ -18,7 +18,8 @@ use std::fmt;
 pub use parse::{MAX_LOG_LINES, parse, parse_with_grammar};
 pub use record::{Recorder, header_for, record, ruleset_path_tag};
 pub use replay::{
-    Replay, ReplayError, ReplayOptions, replay, replay_steps, replay_with, rules_for, rules_for_in, seat_log,
+    LogRulesError, Replay, ReplayError, ReplayOptions, replay, replay_steps, replay_with, rules_for, rules_for_in,
+    seat_log,
 };
 
 /// A parsed log.

@@ -9,7 +9,7 @@
 use std::ops::Range;
 use std::rc::Rc;
 
-use super::{Entry, EntryKind, Log, MASKED};
+use super::{Entry, EntryKind, Log, MASKED, Tag, TagValue};
 use crate::diag::{Diagnostic, Error, FileId, Sources};
 use crate::event::Event;
 use crate::flow::Game;
@@ -54,12 +54,6 @@ impl ReplayError {
         ReplayError { line, message: message.into(), warnings: Vec::new() }
     }
 
-    /// A problem with the rules a log's header names (no such ruleset, variant or parameter):
-    /// at the line of its `[ruleset]` tag.
-    pub fn in_header(log: &Log, message: impl Into<String>) -> Self {
-        ReplayError::at(log.tag_line("ruleset"), message)
-    }
-
     /// The error as a diagnostic pointing at its line of the log file.
     pub fn diagnostic(&self, sources: &Sources, file: FileId) -> Diagnostic {
         let start = sources.offset(file, self.line.max(1), 1);
@@ -73,8 +67,31 @@ impl ReplayError {
     }
 }
 
+/// Why the rules a log names could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum LogRulesError {
+    /// What a header tag says does not fit: no such ruleset, variant or parameter, or a value a
+    /// parameter does not take. At the tag's line, worded as the tag is written.
+    #[error("line {}: {}", .0.line, .0.message)]
+    Header(ReplayError),
+    /// The ruleset's own files do not load (the error carries their texts).
+    #[error("{0}")]
+    Rules(Error),
+}
+
+impl LogRulesError {
+    /// The error to report for a log read from `file` of `sources`: a header problem points at
+    /// its line of the log.
+    pub fn into_error(self, sources: &Sources, file: FileId) -> Error {
+        match self {
+            LogRulesError::Header(e) => Error::Log(Box::new(e.diagnostic(sources, file)), Box::new(sources.clone())),
+            LogRulesError::Rules(e) => e,
+        }
+    }
+}
+
 /// The rules a log names in its header (ruleset, variants, overrides), loaded.
-pub fn rules_for(log: &Log) -> Result<Rules, Error> {
+pub fn rules_for(log: &Log) -> Result<Rules, LogRulesError> {
     rules_for_in(log, None)
 }
 
@@ -82,35 +99,66 @@ pub fn rules_for(log: &Log) -> Result<Rules, Error> {
 /// (a name or a folder) when given: the way to replay a log under edited rules kept elsewhere,
 /// or a log of a ruleset that is not found by name. Without it, the `[ruleset]` name is looked
 /// up as usual and, failing that, the folder the `[ruleset_path]` tag recorded.
-pub fn rules_for_in(log: &Log, ruleset: Option<&str>) -> Result<Rules, Error> {
+pub fn rules_for_in(log: &Log, ruleset: Option<&str>) -> Result<Rules, LogRulesError> {
+    let at_tag = |tag: Option<&Tag>, message: String| {
+        LogRulesError::Header(ReplayError::at(tag.map_or(1, |t| t.line.max(1)), message))
+    };
     let Some(named) = log.text_tag("ruleset") else {
-        return Err(Error::Input("the log has no [ruleset \"...\"] tag: which rules does it follow?".into()));
+        return Err(at_tag(None, "the log has no [ruleset \"...\"] tag: which rules does it follow?".into()));
     };
     let ruleset = match (ruleset, log.text_tag("ruleset_path")) {
         (Some(given), _) => given,
         (None, Some(path)) if crate::rules::load::find_ruleset(named).is_err() => path,
         _ => named,
     };
-    let variants = log
-        .tags_named("variant")
-        .filter_map(|v| if let super::TagValue::Text(t) = v { Some(t.clone()) } else { None })
-        .collect();
-    let mut overrides = Vec::new();
-    for v in log.tags_named("set") {
-        match v {
-            super::TagValue::Text(t) => match t.split_once('=') {
-                Some((k, v)) => overrides.push((k.trim().to_string(), v.trim().to_string())),
-                None => return Err(Error::Input(format!("[set \"{t}\"]: expected \"name=value\""))),
-            },
-            super::TagValue::Int(i) => return Err(Error::Input(format!("[set {i}]: expected \"name=value\""))),
+    let tags = |name: &'static str| log.tags.iter().filter(move |t| t.name == name);
+    let mut variants = Vec::new();
+    for tag in tags("variant") {
+        match &tag.value {
+            TagValue::Text(t) => variants.push(t.clone()),
+            TagValue::Int(i) => return Err(at_tag(Some(tag), format!("[variant {i}]: expected a variant's name"))),
         }
     }
-    crate::rules::load::load(ruleset, &LoadOptions { variants, overrides })
+    let mut overrides = Vec::new();
+    for tag in tags("set") {
+        match &tag.value {
+            TagValue::Text(t) => match t.split_once('=') {
+                Some((k, v)) => overrides.push((k.trim().to_string(), v.trim().to_string())),
+                None => return Err(at_tag(Some(tag), format!("[set \"{t}\"]: expected \"name=value\""))),
+            },
+            TagValue::Int(i) => return Err(at_tag(Some(tag), format!("[set {i}]: expected \"name=value\""))),
+        }
+    }
+    let options = LoadOptions { variants, overrides };
+    crate::rules::load::load(ruleset, &options).map_err(|e| match e {
+        Error::NoVariant { variant, ruleset, reason } => {
+            let tag = tags("variant").find(|t| t.value == TagValue::Text(variant.clone()));
+            at_tag(tag, format!("[variant \"{variant}\"]: no such variant in {ruleset}{reason}"))
+        }
+        Error::Override { name, reason, .. } => {
+            let tag = tags("set").find(
+                |t| matches!(&t.value, TagValue::Text(s) if s.split_once('=').is_some_and(|(k, _)| k.trim() == name)),
+            );
+            let written = match tag.map(|t| &t.value) {
+                Some(TagValue::Text(s)) => crate::diag::clip(s, 60).into_owned(),
+                _ => name,
+            };
+            at_tag(tag, format!("[set \"{written}\"]: {}", reason.replace("--set", "[set]")))
+        }
+        // No such ruleset: what the `[ruleset]` tag names.
+        Error::Input(message) => at_tag(tags("ruleset").next(), message),
+        other => LogRulesError::Rules(other),
+    })
 }
 
 /// Replays a log against the rules its header names.
 pub fn replay(log: &Log, options: &ReplayOptions) -> Result<Result<Replay, ReplayError>, Error> {
-    let rules = Rc::new(rules_for(log)?);
+    let rules = match rules_for(log) {
+        Ok(rules) => Rc::new(rules),
+        // A header that does not fit is the log's first line that does not fit.
+        Err(LogRulesError::Header(e)) => return Ok(Err(e)),
+        Err(LogRulesError::Rules(e)) => return Err(e),
+    };
     Ok(replay_with(log, rules, options))
 }
 

@@ -158,12 +158,15 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         let path = dir.join("variants").join(format!("{variant}.toml"));
         if !path.is_file() {
             let known = list_variants(dir);
-            return Err(Error::Input(format!(
-                "no variant `{variant}` in {}{}: expected one of {}",
-                dir.display(),
-                crate::diag::did_you_mean(variant, known.iter().map(String::as_str)),
-                if known.is_empty() { "(this ruleset has no variants)".to_string() } else { known.join(", ") }
-            )));
+            return Err(Error::NoVariant {
+                variant: variant.clone(),
+                ruleset: dir.display().to_string(),
+                reason: format!(
+                    "{}: expected one of {}",
+                    crate::diag::did_you_mean(variant, known.iter().map(String::as_str)),
+                    if known.is_empty() { "(this ruleset has no variants)".to_string() } else { known.join(", ") }
+                ),
+            });
         }
         let file = sources.read(&path, MAX_RULESET_FILE_BYTES)?;
         fnv1a(&mut fingerprint, b"\0variant\0");

@@ -136,18 +136,21 @@ pub(super) fn check_override(
 ) -> Result<ParamValue, Error> {
     let Some((_, current)) = params.get(name) else {
         let known: Vec<&str> = params.keys().map(String::as_str).collect();
-        if known.is_empty() {
-            return Err(Error::Input(format!("--set {name}: the ruleset has no parameters (no [params] table)")));
-        }
-        return Err(Error::Input(format!(
-            "--set {name}: the ruleset has no parameter `{name}`{}; expected one of {} (`tabula params` lists them)",
-            did_you_mean(name, known.iter().copied()),
-            known.join(", ")
-        )));
+        let reason = if known.is_empty() {
+            "the ruleset has no parameters (no [params] table)".to_string()
+        } else {
+            format!(
+                "the ruleset has no parameter `{name}`{}; expected one of {} (`tabula params` lists them)",
+                did_you_mean(name, known.iter().copied()),
+                known.join(", ")
+            )
+        };
+        return Err(Error::Override { name: name.to_string(), value: None, reason });
     };
     let current = &current.value;
     let shown = crate::diag::clip(text, 60);
-    let wrong = |why: String| Err(Error::Input(format!("--set {name}={shown}: {why}")));
+    let wrong =
+        |reason: String| Err(Error::Override { name: name.to_string(), value: Some(shown.to_string()), reason });
     let value = match current {
         ParamValue::Table(_) => {
             return wrong(format!(

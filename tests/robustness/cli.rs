@@ -104,3 +104,23 @@ fn a_script_error_in_play_names_its_file_and_line_in_every_command() {
         assert_eq!(ran.stderr.matches("error:").count(), 1, "tabula {args:?}:\n{}", ran.stderr);
     }
 }
+
+/// A log's header tag that does not fit is reported at its line by every command that reads
+/// logs, worded as the tag is written (not as a command-line option).
+#[test]
+fn a_header_tag_that_does_not_fit_is_reported_at_its_line_by_every_command() {
+    let log = "tests/corpus/logs/set-wrong-value.log";
+    let out = std::env::temp_dir().join(format!("tabula-cli-{}-set-wrong-value.html", std::process::id()));
+    let out = out.to_str().expect("a path");
+    for args in [vec!["replay", log], vec!["view", log, "--out", out], vec!["play", "--resume", log]] {
+        let ran = run(&args, Duration::from_secs(60));
+        assert_eq!(ran.code, Some(1), "tabula {args:?}:\n{}", ran.stderr);
+        assert!(
+            ran.stderr.starts_with("error: line 5: [set \"checkpoint_cost=abc\"]: expected an integer\n"),
+            "tabula {args:?}:\n{}",
+            ran.stderr
+        );
+        assert!(ran.stderr.contains("set-wrong-value.log:5:1"), "tabula {args:?}:\n{}", ran.stderr);
+    }
+    assert!(!std::path::Path::new(out).exists(), "no page is written for a log that does not fit");
+}

@@ -33,8 +33,7 @@ pub fn replay_file(path: &Path) -> Replayed {
     let at_line = |e: ReplayError| Replayed::Refused(render_diagnostics(&[e.diagnostic(&sources, file)], &sources));
     let rules = match rules_for(&log) {
         Ok(rules) => Rc::new(rules),
-        Err(tabula::Error::Input(message)) => return at_line(ReplayError::in_header(&log, message)),
-        Err(e) => return Replayed::Refused(render(&e, &sources)),
+        Err(e) => return Replayed::Refused(render(&e.into_error(&sources, file), &sources)),
     };
     match replay_with(&log, rules, &ReplayOptions::default()) {
         Ok(r) => Replayed::Fits(r.actions, r.game.outcome().unwrap_or("not over").to_string()),
@@ -160,8 +159,24 @@ mod corpus {
     }
 
     #[test]
-    fn an_unknown_variant_is_refused_at_the_ruleset_tag() {
-        refused("unknown-variant", "2:1", "no variant `no-such-variant`");
+    fn an_unknown_variant_is_refused_at_its_tag() {
+        refused("unknown-variant", "3:1", "line 3: [variant \"no-such-variant\"]: no such variant in");
+    }
+
+    /// Overrides in a log's header are the log's, not the command line's: refused at their own
+    /// tag, worded as the tag is written.
+    #[test]
+    fn an_override_of_no_parameter_is_refused_at_its_tag() {
+        refused(
+            "set-unknown-parameter",
+            "4:1",
+            "line 4: [set \"tunnel_lenght=4\"]: the ruleset has no parameter `tunnel_lenght` (did you mean `tunnel_length`?)",
+        );
+    }
+
+    #[test]
+    fn an_override_with_a_value_its_parameter_does_not_take_is_refused_at_its_tag() {
+        refused("set-wrong-value", "5:1", "line 5: [set \"checkpoint_cost=abc\"]: expected an integer");
     }
 
     #[test]

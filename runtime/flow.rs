@@ -227,6 +227,61 @@ impl Game {
         Ok(out)
     }
 
+    /// Where the phase's `options` hook and the actions' own checks disagree for `seat` now,
+    /// worded for a designer: an option the hook lists that the action's domains, built-in
+    /// checks or `legal` hook refuse (a simulated game could take it, and replay would refuse
+    /// the log), or an action a `legal` hook accepts that the hook does not list. `None` when
+    /// they agree, when a prompt is pending, or when the phase has no `options` hook.
+    /// `tabula check` asks it at every step of its games.
+    pub fn options_disagreement(&self, seat: SeatId) -> Result<Option<String>, Error> {
+        let defs = &*self.rules;
+        let phase = &defs.phases[self.state.phase as usize];
+        let Some(hook) = phase.options else { return Ok(None) };
+        if self.is_over() || self.state.prompts.front().is_some() || !phase.active.contains(&seat) {
+            return Ok(None);
+        }
+        let hook_name = &defs.hooks[hook as usize].name;
+        let listed = self.listed_options(hook, seat)?;
+        for action in &listed {
+            // The checks `check_legal` makes of a standing action, but for the listing itself,
+            // which each option would otherwise pay for again.
+            let def = &defs.actions[action.action as usize];
+            let reason = if !self.in_domains(action) {
+                Some("an argument is outside its parameter's domain".to_string())
+            } else if let Some(reason) = self.refusal(action) {
+                Some(reason)
+            } else if !self.passes_legal_hook(action)? {
+                let hook = def.legal.map_or("", |h| defs.hooks[h as usize].name.as_str());
+                Some(format!("the `legal` hook `{hook}` refuses it"))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                return Ok(Some(format!(
+                    "the options hook `{hook_name}` lists `{}`, which the rules refuse: {reason} (a game could take it, and replay would refuse its log)",
+                    describe_action(defs, action)
+                )));
+            }
+        }
+        // Only the actions with a `legal` hook: the options hook may list a part of the others
+        // (that is what it is for).
+        let mut accepted = Vec::new();
+        for &a in phase.actions.iter().filter(|&&a| defs.actions[a as usize].legal.is_some()) {
+            let free = Fixed::filled(None, defs.actions[a as usize].params.len()).unwrap_or_default();
+            self.enumerate(seat, a, &free, &mut accepted)?;
+        }
+        for action in accepted {
+            if !listed.contains(&action) {
+                return Ok(Some(format!(
+                    "the `legal` hook of `{}` accepts `{}`, which the options hook `{hook_name}` does not list",
+                    defs.actions[action.action as usize].name,
+                    describe_action(defs, &action)
+                )));
+            }
+        }
+        Ok(None)
+    }
+
     /// The standing actions a phase's `options` hook lists for a seat (it runs on a copy of
     /// the state: listing options must not change the game).
     fn listed_options(&self, hook: HookId, seat: SeatId) -> Result<Vec<Action>, Error> {
@@ -518,7 +573,17 @@ impl Game {
             return reason;
         }
         let options: Vec<String> = legal.iter().take(12).map(|a| describe_action(defs, a)).collect();
-        format!("expected one of: {}{}", options.join(", "), if legal.len() > 12 { ", ..." } else { "" })
+        let expected =
+            format!("expected one of: {}{}", options.join(", "), if legal.len() > 12 { ", ..." } else { "" });
+        // An action the phase's `options` hook lists may still be refused by its `legal` hook
+        // (`check` reports such a ruleset): say which refused it.
+        let hook = defs.actions.get(action.action as usize).and_then(|d| d.legal);
+        match hook {
+            Some(hook) if self.in_domains(action) && !self.passes_legal_hook(action).unwrap_or(true) => {
+                format!("the `legal` hook `{}` refuses it; {expected}", defs.hooks[hook as usize].name)
+            }
+            _ => expected,
+        }
     }
 
     /// Applies an action taken from `legal_actions` without checking it again (simulation).

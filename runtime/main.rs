@@ -205,6 +205,11 @@ fn main() -> ExitCode {
     }
 }
 
+/// In how many of `tabula check`'s games every option a phase's `options` hook lists is
+/// checked against the actions' domains, built-in checks and `legal` hooks (and back): a few
+/// hook calls per option, so not all ten.
+const CHECKED_OPTIONS_GAMES: u64 = 3;
+
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::List => {
@@ -235,6 +240,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                         games: 10,
                         max_decisions: 100_000,
                         agent: Some("random".into()),
+                        check_options: CHECKED_OPTIONS_GAMES,
                         ..SimOptions::default()
                     };
                     let report = match simulate(rules.clone(), &options, &mut |_| {}) {
@@ -254,7 +260,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                         return Ok(ExitCode::FAILURE);
                     }
                     outln!(
-                        "{}: ok ({} zones, {} pieces, {} phases, {} actions, {} script hooks; 10 random games played)",
+                        "{}: ok ({} zones, {} pieces, {} phases, {} actions, {} script hooks; 10 random games played, the options hooks checked against the actions' own checks in {CHECKED_OPTIONS_GAMES})",
                         rules.id,
                         rules.zones.len(),
                         rules.pieces.len(),

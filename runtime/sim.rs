@@ -44,6 +44,11 @@ pub struct SimOptions {
     /// Whether the report keeps every game's record (`--csv`, `--jsonl`). Without them a run
     /// keeps only counts, so its memory does not grow with the number of games.
     pub keep_records: bool,
+    /// In this many first games of the run, check at every step that each phase's `options`
+    /// hook agrees with the actions' own checks (`Game::options_disagreement`; `tabula check`
+    /// does): a disagreement stops the run with an error, since a game could take an option
+    /// that replay refuses. The check costs a few hook calls per option listed.
+    pub check_options: u64,
 }
 
 impl Default for SimOptions {
@@ -58,6 +63,7 @@ impl Default for SimOptions {
             seat_agents: Vec::new(),
             record: Vec::new(),
             keep_records: false,
+            check_options: 0,
         }
     }
 }
@@ -591,12 +597,28 @@ fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) 
         other => other,
     })?;
     let mut agents = seated_agents(rules, kinds, game_seed)?;
-    let decisions = match play_out(&mut game, &mut agents, options.max_decisions) {
+    let mut check = |game: &Game| {
+        for seat in 0..game.players() {
+            if let Some(message) = game.options_disagreement(seat)? {
+                return Err(Error::Rules(Box::new(crate::diag::Diagnostic::new(message))));
+            }
+        }
+        Ok(())
+    };
+    let played = if i < options.check_options {
+        check(&game).and_then(|()| play_out_observed(&mut game, &mut agents, options.max_decisions, &mut check))
+    } else {
+        play_out(&mut game, &mut agents, options.max_decisions)
+    };
+    let decisions = match played {
         Ok(decisions) => decisions,
         // A game past the safety bound is stopped and reported so, not an error of the run.
         Err(Error::Unfinished(_)) => options.max_decisions,
         Err(Error::Script(d)) => {
             return Err(Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))));
+        }
+        Err(Error::Rules(d)) => {
+            return Err(Error::Rules(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))));
         }
         Err(other) => return Err(Error::Input(format!("game {i} (seed {game_seed}): {other}"))),
     };

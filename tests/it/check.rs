@@ -103,3 +103,45 @@ fn bad_override_is_refused_with_the_parameters_that_exist() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no parameter `tunel_length`") && err.contains("tunnel_length"), "{err}");
 }
+
+/// A phase's `options` hook that lists an option the action's own checks refuse lets a game
+/// take it, and replay then refuses the game's log: `check` finds the disagreement, whether a
+/// `legal` hook or a parameter's domain refuses the option.
+#[test]
+fn options_that_the_actions_refuse_are_found_by_check() {
+    let fixture = "tests/fixtures/broken/options-disagree";
+    let (ok, err) = check(fixture);
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("the options hook `options` lists `solo: take 3`, which the rules refuse: the `legal` hook `can_take` refuses it"),
+        "{err}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["check", fixture, "--variant", "domain"])
+        .output()
+        .expect("run tabula");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("lists `solo: step 9`, which the rules refuse: an argument is outside its parameter's domain"),
+        "{err}"
+    );
+}
+
+/// The other way round: an action that its `legal` hook accepts, which the options hook does
+/// not list, is one replay takes and play never offers.
+#[test]
+fn legal_actions_the_options_leave_out_are_found_by_check() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["check", "tests/fixtures/broken/options-disagree", "--variant", "missing"])
+        .output()
+        .expect("run tabula");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "the `legal` hook of `take` accepts `solo: take 2`, which the options hook `options` does not list"
+        ),
+        "{err}"
+    );
+}

@@ -425,3 +425,21 @@ fn the_robber_picks_the_path_of_a_move() {
     assert_eq!(pieces(&via_start_a, "cuffs.blue").len(), 4);
     assert!(with("blue: path tile_7").is_err(), "tile_7 lies on both paths: nothing to choose");
 }
+
+/// The heuristic agent chooses among the options it is given, even when the one it prefers is
+/// missing: at a sealed route whose exit tiles are all taken, `exit_tiles` offers `skip` alone
+/// (the agent once answered option -1 there and stopped the game).
+#[test]
+fn the_heuristic_takes_the_only_option_when_its_preference_is_missing() {
+    use tabula::agent::{Agent, Decision, ScriptAgent};
+    use tabula::log::{ReplayOptions, parse, replay_with};
+    let text = std::fs::read_to_string("tests/fixtures/agents/escape-plan-no-exit-tiles.log").expect("reads");
+    let log = parse(&text, 0).expect("parses");
+    let game = replay_with(&log, rules(), &ReplayOptions::default()).expect("replays").game;
+    let yellow = game.rules().seat("yellow").expect("yellow");
+    let legal = game.legal_actions(yellow).expect("lists");
+    let described: Vec<String> = legal.iter().map(|a| tabula::event::describe_action(game.rules(), a)).collect();
+    assert_eq!(described, ["yellow: exit_tiles skip"], "the exit tiles are gone: skipping is all yellow may do");
+    let mut agent = ScriptAgent::new(game.rules().clone(), "heuristic").expect("the heuristic agent");
+    assert_eq!(agent.choose(&Decision::new(&game, yellow, &legal)).expect("chooses"), 0);
+}

@@ -12,7 +12,8 @@ use std::rc::Rc;
 use crate::diag::{Diagnostic, Error};
 use crate::event::{Event, describe_action};
 use crate::rules::{
-    ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId,
+    ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, MAX_SET_OPTIONS, PieceId, PropKind, Rules, SeatId, SetDomain,
+    SymId, ZoneId, names_zone,
 };
 use crate::script::{from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
@@ -32,6 +33,20 @@ const MAX_SILENT_PHASES: u32 = 10_000;
 /// Prompts of seats played by the rules answered in a row, between two decisions of players,
 /// before the flow is taken to be a loop.
 const MAX_RULES_ANSWERS: u32 = 10_000;
+
+/// Every set of `size` of the given bits (indices into a set's universe) that adds to `acc` only
+/// bits from `bits[from..]`, in lexicographic order of their bits, into `out`.
+fn subsets_of_size(bits: &[u32], size: usize, from: usize, acc: u64, out: &mut Vec<u64>) {
+    if size == 0 {
+        out.push(acc);
+        return;
+    }
+    for i in from..=bits.len().saturating_sub(size) {
+        if i < bits.len() {
+            subsets_of_size(bits, size - 1, i + 1, acc | 1 << bits[i], out);
+        }
+    }
+}
 
 /// Whether an integer parameter's range can be listed (the loader refuses others; this keeps
 /// the arithmetic safe for any two integers all the same).
@@ -359,7 +374,7 @@ impl Game {
             && let Some(&Value::Piece(piece)) = candidate.args.get(pi)
         {
             let (kind, from) = (defs.pieces[piece as usize].kind, self.state.zone_of(piece));
-            for &zone in zones {
+            for zone in zones.iter().map(|z| z.of(candidate.seat)) {
                 if self.state.move_refused_as(defs, kind, from, zone).is_none() {
                     candidate.args[k] = Value::Zone(zone);
                     if def.legal.is_none() || self.passes_legal_hook(candidate)? {
@@ -373,16 +388,23 @@ impl Game {
             candidate.args[k] = v;
             if last { self.admit(def, candidate, out) } else { self.enumerate_from(def, k + 1, fixed, candidate, out) }
         };
+        let seat = candidate.seat;
         match &def.params[k].domain {
             Domain::Piece(kinds, within) => {
                 for (p, def) in defs.pieces.iter().enumerate() {
-                    if kinds.contains(&def.kind) && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p]))
+                    if kinds.contains(&def.kind)
+                        && within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of[p]))
                     {
                         each(Value::Piece(p as PieceId), candidate)?;
                     }
                 }
             }
-            Domain::Zone(zones) => zones.iter().try_for_each(|&z| each(Value::Zone(z), candidate))?,
+            Domain::Set(set) => {
+                for mask in self.set_options(&def.name, &def.params[k].name, set, seat)? {
+                    each(Value::Set(mask), candidate)?;
+                }
+            }
+            Domain::Zone(zones) => zones.iter().try_for_each(|z| each(Value::Zone(z.of(seat)), candidate))?,
             Domain::Word(words) => words.iter().try_for_each(|&w| each(Value::Word(w), candidate))?,
             Domain::Int(lo, hi) if listable(*lo, *hi) => {
                 (*lo..=*hi).try_for_each(|i| each(Value::Int(i), candidate))?
@@ -391,6 +413,43 @@ impl Game {
             Domain::Seat => (0..self.state.players).try_for_each(|s| each(Value::Seat(s), candidate))?,
         }
         Ok(())
+    }
+
+    /// The sets a set parameter may take when `seat` acts: every subset of the pieces it may
+    /// choose among now, within its sizes, fewest pieces first (then in universe order). Too
+    /// many to list is an error of the rules (`MAX_SET_OPTIONS`).
+    fn set_options(&self, action: &str, param: &str, set: &SetDomain, seat: SeatId) -> Result<Vec<u64>, Error> {
+        let available = self.set_candidates(set, seat);
+        let n = available.count_ones();
+        let (min, max) = (set.min.min(n + 1), set.max.min(n));
+        // How many subsets there are: the sum of binomial coefficients, checked as it grows.
+        let mut total = 0u64;
+        let mut choose = 1u64;
+        for size in 0..=max {
+            if size >= min {
+                total = total.saturating_add(choose);
+            }
+            choose = choose.saturating_mul(u64::from(n - size)) / u64::from(size + 1);
+        }
+        if total > MAX_SET_OPTIONS {
+            return Err(Error::Rules(Box::new(crate::diag::Diagnostic::new(format!(
+                "set parameter `{param}` of action `{action}` has {total} sets to choose from now ({n} pieces): at most {MAX_SET_OPTIONS} can be listed; bound it with `size`"
+            )))));
+        }
+        let bits: Vec<u32> = (0..64).filter(|b| available >> b & 1 == 1).collect();
+        let mut sets = Vec::with_capacity(total as usize);
+        for size in min..=max {
+            subsets_of_size(&bits, size as usize, 0, 0, &mut sets);
+        }
+        Ok(sets)
+    }
+
+    /// The pieces of a set parameter's universe that `seat` may choose among now (in its zones).
+    fn set_candidates(&self, set: &SetDomain, seat: SeatId) -> u64 {
+        set.universe.iter().enumerate().fold(0, |mask, (i, &p)| {
+            let here = set.within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of(p)));
+            if here { mask | 1 << i } else { mask }
+        })
     }
 
     /// Adds a complete candidate to `out` if the built-in checks and the `legal` hook allow it.
@@ -532,18 +591,22 @@ impl Game {
     fn in_domains(&self, action: &Action) -> bool {
         self.rules.actions.get(action.action as usize).is_some_and(|d| {
             d.params.len() == action.args.len()
-                && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, a))
+                && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, action.seat, a))
         })
     }
 
-    /// Whether a value is one of a domain's candidates (as `domain_values` lists them).
-    fn in_domain(&self, domain: &Domain, value: &Value) -> bool {
+    /// Whether a value is one of a domain's candidates when `seat` acts (as `enumerate` lists
+    /// them).
+    fn in_domain(&self, domain: &Domain, seat: SeatId, value: &Value) -> bool {
         match (domain, value) {
             (Domain::Piece(kinds, within), Value::Piece(p)) => {
                 self.rules.pieces.get(*p as usize).is_some_and(|d| kinds.contains(&d.kind))
-                    && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[*p as usize]))
+                    && within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of[*p as usize]))
             }
-            (Domain::Zone(zones), Value::Zone(z)) => zones.contains(z),
+            (Domain::Set(set), Value::Set(mask)) => {
+                *mask & !self.set_candidates(set, seat) == 0 && (set.min..=set.max).contains(&mask.count_ones())
+            }
+            (Domain::Zone(zones), Value::Zone(z)) => names_zone(zones, seat, *z),
             (Domain::Word(words), Value::Word(w)) => words.contains(w),
             (Domain::Int(lo, hi), Value::Int(i)) => listable(*lo, *hi) && (lo..=hi).contains(&i),
             (Domain::Seat, Value::Seat(s)) => *s < self.state.players,
@@ -621,7 +684,8 @@ impl Game {
                 Some(Value::Piece(q)) => i64::from(*q),
                 Some(Value::Zone(z)) => i64::from(*z),
                 Some(Value::Seat(s)) => i64::from(*s),
-                None => 0,
+                // The loader refuses a set as the value an effect sets.
+                Some(Value::Set(_)) | None => 0,
             };
             self.state
                 .set_prop(&defs, *p, prop, value)
@@ -833,13 +897,22 @@ impl Game {
             ))
         })?;
         let def = &defs.actions[action as usize];
-        if words.len() != def.params.len() {
-            return Err(Error::Input(format!("{name} takes {} argument(s), found {}", def.params.len(), words.len())));
+        // A set, always the last parameter, takes the words left: its pieces, none or many.
+        let set = match def.params.last().map(|p| &p.domain) {
+            Some(Domain::Set(set)) => Some(set),
+            _ => None,
+        };
+        let single = def.params.len() - usize::from(set.is_some());
+        let fits = if set.is_some() { words.len() >= single } else { words.len() == single };
+        if !fits {
+            let more = if set.is_some() { " and a set of pieces" } else { "" };
+            return Err(Error::Input(format!("{name} takes {single} argument(s){more}, found {}", words.len())));
         }
         let mut args = Args::new();
-        for (p, w) in def.params.iter().zip(words) {
+        for (p, w) in def.params.iter().zip(words).take(single) {
             let w = w.as_ref();
             let v = match &p.domain {
+                Domain::Set(_) => None,
                 Domain::Piece(..) => defs.piece(w).map(Value::Piece),
                 Domain::Zone(_) => defs.zone(w).map(Value::Zone),
                 Domain::Word(_) => defs.symbol(w).map(|s: SymId| Value::Word(s)),
@@ -851,6 +924,20 @@ impl Game {
             })?;
             args.push(v).map_err(|_| Error::Input(format!("{name} takes too many arguments")))?;
         }
+        if let (Some(set), Some(param)) = (set, def.params.last()) {
+            let mut mask = 0u64;
+            for w in &words[single..] {
+                let w = w.as_ref();
+                let bit = defs.piece(w).and_then(|p| set.mask_of([p])).ok_or_else(|| {
+                    Error::Input(format!("`{}` is not a valid {} for {name}", crate::diag::clip(w, 60), param.name))
+                })?;
+                if mask & bit != 0 {
+                    return Err(Error::Input(format!("{w} is twice in the {} of {name}", param.name)));
+                }
+                mask |= bit;
+            }
+            args.push(Value::Set(mask)).map_err(|_| Error::Input(format!("{name} takes too many arguments")))?;
+        }
         Ok(Action { seat: seat_id, action, args })
     }
 
@@ -858,7 +945,7 @@ impl Game {
     pub fn arg(&self, action: &Action, param: &str) -> Option<rhai::Dynamic> {
         let def = &self.rules.actions[action.action as usize];
         let i = def.params.iter().position(|p| p.name == param)?;
-        Some(from_value(&self.rules, action.args.get(i)?))
+        Some(from_value(&self.rules, &def.params[i].domain, action.args.get(i)?))
     }
 
     /// The zone id of a zone name (for tools).

@@ -2,7 +2,7 @@
 //! outcome, read off the game's recorded events.
 
 use super::{Entry, EntryKind, Log, Tag, TagValue};
-use crate::event::{Event, describe_value};
+use crate::event::Event;
 use crate::flow::Game;
 use crate::rules::{Defs, PropKind, Rules};
 
@@ -59,7 +59,7 @@ pub(crate) fn entry_of(defs: &Defs, event: &Event, timed: bool) -> Option<Entry>
             seat: defs.seats[action.seat as usize].name.clone(),
             time: timed.then_some(*at),
             name: defs.actions[action.action as usize].name.clone(),
-            args: action.args.iter().map(|v| describe_value(defs, v)).collect(),
+            args: crate::event::describe_args(defs, action),
         },
         Event::Rolled { piece, face } => EntryKind::Chance {
             kind: "roll".into(),

@@ -506,7 +506,8 @@ fn mask(rules: &Rules, game: &Game, seat: SeatId, step: &[Event], entry: &Entry)
                 && rules.seat(actor) != Some(seat)
                 && !seen_in_the_open(rules, game, seat, step, def, args)
             {
-                *args = masked(args.len());
+                // One mask per parameter: a set's pieces would tell how many it holds.
+                *args = masked(def.params.len());
             }
         }
         EntryKind::Chance { kind, args } => match kind.as_str() {

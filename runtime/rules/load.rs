@@ -432,6 +432,22 @@ impl Loader<'_> {
         self.known("zone", found, name, file, |d| d.zones.iter().map(|z| z.name.clone()).collect())
     }
 
+    /// A zone a parameter's domain names: a zone, or a per-seat zone's family name for the
+    /// acting seat's own.
+    fn param_zone_ref(&mut self, name: &Name, file: FileId) -> Option<ZoneRef> {
+        if let Some(&first) = self.defs.zone_families.get(&name.value) {
+            return Some(ZoneRef::Own(first));
+        }
+        let found = self.defs.zone(&name.value);
+        self.known("zone", found, name, file, |d| {
+            let mut names: Vec<String> = d.zone_families.keys().cloned().collect();
+            names.sort();
+            names.extend(d.zones.iter().map(|z| z.name.clone()));
+            names
+        })
+        .map(ZoneRef::Fixed)
+    }
+
     fn seat_ref(&mut self, name: &Name, file: FileId) -> Option<SeatId> {
         let found = self.defs.seat(&name.value);
         self.known("seat", found, name, file, |d| d.seats.iter().map(|s| s.name.clone()).collect())
@@ -944,9 +960,13 @@ impl Loader<'_> {
                 expanded.push((name.clone(), None, i));
             }
         }
-        for (id, (name, _, _)) in expanded.iter().enumerate() {
+        for (id, (name, seat, i)) in expanded.iter().enumerate() {
             self.defs.zone_index.insert(name.clone(), id as ZoneId);
             self.defs.zone_names.push(name.as_str().into());
+            if *seat == Some(0) {
+                let (family, _) = m.zones.get_index(*i).expect("index from enumerate");
+                self.defs.zone_families.insert(family.clone(), id as ZoneId);
+            }
         }
         for (name, seat, i) in &expanded {
             let (_, (file, z)) = m.zones.get_index(*i).expect("index from enumerate");
@@ -1174,12 +1194,29 @@ impl Loader<'_> {
                     self.push(d);
                     continue;
                 }
+                if (p.set || p.size.is_some()) && p.piece.is_none() && p.pieces.is_none() {
+                    let d = self
+                        .err(
+                            file,
+                            p.name.span.clone(),
+                            format!("parameter `{}` of action `{name}`: only pieces make a set", p.name.value),
+                        )
+                        .expected("`set = true` (and `size`) beside `piece` or `pieces`");
+                    self.push(d);
+                    continue;
+                }
                 let domain = if p.piece.is_some() || p.pieces.is_some() {
-                    let within = p.within.as_ref().map(|zs| zs.iter().filter_map(|z| self.zone_ref(z, file)).collect());
+                    let within =
+                        p.within.as_ref().map(|zs| zs.iter().filter_map(|z| self.param_zone_ref(z, file)).collect());
                     let names: Vec<Name> = p.piece.iter().chain(p.pieces.iter().flatten()).cloned().collect();
-                    Domain::Piece(names.iter().filter_map(|k| self.kind_ref(k, file)).collect(), within)
+                    let kinds: Vec<KindId> = names.iter().filter_map(|k| self.kind_ref(k, file)).collect();
+                    if p.set || p.size.is_some() {
+                        Domain::Set(self.set_domain(p, kinds, within, name, file))
+                    } else {
+                        Domain::Piece(kinds, within)
+                    }
                 } else if let Some(zones) = &p.zone {
-                    Domain::Zone(zones.iter().filter_map(|z| self.zone_ref(z, file)).collect())
+                    Domain::Zone(zones.iter().filter_map(|z| self.param_zone_ref(z, file)).collect())
                 } else if let Some(words) = &p.one_of {
                     Domain::Word(words.iter().map(|w| self.intern(w)).collect())
                 } else if let Some([lo, hi]) = &p.range {
@@ -1202,6 +1239,20 @@ impl Loader<'_> {
                     Domain::Seat
                 };
                 params.push(ParamDef { name: p.name.value.clone(), domain });
+            }
+            // A set is written as its pieces, as many as it holds: only the last word of a line
+            // can run on like that.
+            if let Some(p) = a.params.iter().rev().skip(1).find(|p| p.set || p.size.is_some()) {
+                let d = self
+                    .err(
+                        file,
+                        p.name.span.clone(),
+                        format!("set parameter `{}` of action `{name}` is not the last", p.name.value),
+                    )
+                    .expected(
+                        "the set parameter last, since a log writes its pieces one word each at the end of the line",
+                    );
+                self.push(d);
             }
             if let Some(extra) = a.params.get(MAX_PARAMS) {
                 let d = Diagnostic::new(format!("action `{name}` has more than {MAX_PARAMS} parameters"))
@@ -1244,7 +1295,10 @@ impl Loader<'_> {
                 }
                 if let Some([piece, prop, value]) = &e.set {
                     match (param_index(piece), param_index(value)) {
-                        (Some(pi), Some(vi)) if matches!(params[pi].domain, Domain::Piece(..)) => {
+                        (Some(pi), Some(vi))
+                            if matches!(params[pi].domain, Domain::Piece(..))
+                                && !matches!(params[vi].domain, Domain::Set(_)) =>
+                        {
                             effect.sets = Some((pi, prop.value.clone(), vi))
                         }
                         _ => {
@@ -1299,6 +1353,46 @@ impl Loader<'_> {
             .expected("an action with a piece parameter, or an `ask` without `each` (a single prompt)");
         self.push(d);
         Err(())
+    }
+
+    /// The domain of a set parameter: its universe (every piece of its kinds) and sizes.
+    fn set_domain(
+        &mut self,
+        p: &raw::RawParam,
+        kinds: Vec<KindId>,
+        within: Option<Vec<ZoneRef>>,
+        action: &str,
+        file: FileId,
+    ) -> SetDomain {
+        let universe: Vec<PieceId> = (0..self.defs.pieces.len() as PieceId)
+            .filter(|&piece| kinds.contains(&self.defs.pieces[piece as usize].kind))
+            .collect();
+        if universe.len() > MAX_SET_UNIVERSE {
+            let d = self
+                .err(
+                    file,
+                    p.name.span.clone(),
+                    format!(
+                        "set parameter `{}` of action `{action}` chooses among {} pieces",
+                        p.name.value,
+                        universe.len()
+                    ),
+                )
+                .expected(format!("kinds with at most {MAX_SET_UNIVERSE} pieces in all"));
+            self.push(d);
+        }
+        let [min, max] = p.size.unwrap_or([0, u32::MAX]);
+        if min > max {
+            let d = self
+                .err(
+                    file,
+                    p.name.span.clone(),
+                    format!("set parameter `{}` of action `{action}`: size [{min}, {max}]", p.name.value),
+                )
+                .expected("size = [fewest, most] with fewest <= most");
+            self.push(d);
+        }
+        SetDomain { kinds, within, universe, min, max }
     }
 
     fn resolve_phases(&mut self) {

@@ -470,6 +470,13 @@ pub struct RawParam {
     /// One of the seats.
     #[serde(default)]
     pub seat: bool,
+    /// With `piece` or `pieces`: the value is any set of such pieces (the player chooses which),
+    /// written in logs as its pieces, one word each (none for the empty set). Only the last
+    /// parameter may be a set.
+    #[serde(default)]
+    pub set: bool,
+    /// With `set`: the fewest and the most pieces the set may hold (default: any number).
+    pub size: Option<[u32; 2]>,
 }
 
 /// What an action does without a script (fast, and checked by the engine).

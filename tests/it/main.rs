@@ -32,6 +32,7 @@ mod rules_seats;
 mod runtime_knows_no_game;
 mod schema;
 mod secrecy;
+mod sets;
 mod temple;
 mod terminal;
 mod viewer;

@@ -338,6 +338,31 @@ mod game_toml {
         refused(case, "game.toml:12:28", "the word `dark red` cannot be written in a log");
     }
 
+    /// A set is written as its pieces to the end of a log line: only the last parameter may be
+    /// one, and only pieces make one.
+    #[test]
+    fn a_set_parameter_must_be_last_and_of_pieces() {
+        refused("toml-set-not-last", "game.toml:18:20", "set parameter `cards` of action `play` is not the last");
+        refused("toml-set-of-words", "game.toml:9:20", "parameter `words` of action `say`: only pieces make a set");
+    }
+
+    /// Listing every set of 13 pieces would list 8,192 options: refused in play, with the way
+    /// to bound it.
+    #[test]
+    fn a_set_with_too_many_options_is_refused_with_the_way_to_bound_it() {
+        let dir = "tests/corpus/rulesets/flow-set-too-many-options".to_string();
+        let outcome = crate::guard::guarded("flow-set-too-many-options", crate::guard::Limits::default(), move || {
+            super::load_and_play(&dir, &[])
+        });
+        let super::Outcome::Refused(text) = outcome else { panic!("expected an error, got {outcome:?}") };
+        assert!(
+            text.contains(
+                "has 8192 sets to choose from now (13 pieces): at most 4096 can be listed; bound it with `size`"
+            ),
+            "{text}"
+        );
+    }
+
     #[test]
     fn an_unknown_phase_is_named_with_the_phases_that_exist() {
         refused("toml-unknown-phase", "game.toml:9:8", "unknown phase `nowhere`");

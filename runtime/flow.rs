@@ -237,29 +237,75 @@ impl Game {
         }
         for &a in &phase.actions {
             let free = Fixed::filled(None, self.rules.actions[a as usize].params.len()).unwrap_or_default();
-            self.enumerate(seat, a, &free, &mut out)?;
+            self.enumerate_domains(seat, a, &free, &mut out)?;
         }
         Ok(out)
     }
 
-    /// Where the phase's `options` hook and the actions' own checks disagree for `seat` now,
-    /// worded for a designer: an option the hook lists that the action's domains, built-in
-    /// checks or `legal` hook refuse (a simulated game could take it, and replay would refuse
-    /// the log), or an action a `legal` hook accepts that the hook does not list. `None` when
-    /// they agree, when a prompt is pending, or when the phase has no `options` hook.
+    /// Where an `options` hook (the phase's, or an action's own) and the actions' own checks
+    /// disagree for `seat` now, worded for a designer: an option the hook lists that the
+    /// action's domains, built-in checks or `legal` hook refuse (a simulated game could take it,
+    /// and replay would refuse the log), or an action a `legal` hook accepts that the hook does
+    /// not list. `None` when they agree, or when no `options` hook lists what `seat` decides.
     /// `tabula check` asks it at every step of its games.
     pub fn options_disagreement(&self, seat: SeatId) -> Result<Option<String>, Error> {
         let defs = &*self.rules;
         let phase = &defs.phases[self.state.phase as usize];
-        let Some(hook) = phase.options else { return Ok(None) };
-        if self.is_over() || self.state.prompts.front().is_some() || !phase.active.contains(&seat) {
+        if self.is_over() {
             return Ok(None);
         }
-        let hook_name = &defs.hooks[hook as usize].name;
-        let listed = self.listed_options(hook, seat)?;
-        for action in &listed {
-            // The checks `check_legal` makes of a standing action, but for the listing itself,
-            // which each option would otherwise pay for again.
+        let hook_name = |h: HookId| defs.hooks[h as usize].name.as_str();
+        let free = |a: ActionId| Fixed::filled(None, defs.actions[a as usize].params.len()).unwrap_or_default();
+        // A prompt's action with an `options` hook of its own.
+        if let Some(p) = self.state.prompts.front() {
+            let def = &defs.actions[p.action as usize];
+            let Some(hook) = def.options.filter(|_| p.seat == seat) else { return Ok(None) };
+            let mut listed = Vec::new();
+            self.enumerate(seat, p.action, &p.fixed, &mut listed)?;
+            let mut accepted = Vec::new();
+            if def.legal.is_some() {
+                self.enumerate_domains(seat, p.action, &p.fixed, &mut accepted)?;
+            }
+            return self.disagreement(hook_name(hook), &listed, &accepted);
+        }
+        if !phase.active.contains(&seat) || seat >= self.state.players {
+            return Ok(None);
+        }
+        // The phase's `options` hook, for all its standing actions: compared both ways only for
+        // the actions with a `legal` hook, since listing a part of the others is what it is for.
+        if let Some(hook) = phase.options {
+            let listed = self.listed_options(hook, seat)?;
+            let mut accepted = Vec::new();
+            for &a in phase.actions.iter().filter(|&&a| defs.actions[a as usize].legal.is_some()) {
+                self.enumerate_domains(seat, a, &free(a), &mut accepted)?;
+            }
+            return self.disagreement(hook_name(hook), &listed, &accepted);
+        }
+        // Standing actions with `options` hooks of their own.
+        for &a in &phase.actions {
+            let def = &defs.actions[a as usize];
+            let Some(hook) = def.options else { continue };
+            let mut listed = Vec::new();
+            self.enumerate(seat, a, &free(a), &mut listed)?;
+            let mut accepted = Vec::new();
+            if def.legal.is_some() {
+                self.enumerate_domains(seat, a, &free(a), &mut accepted)?;
+            }
+            if let Some(found) = self.disagreement(hook_name(hook), &listed, &accepted)? {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Where the options an `options` hook listed disagree with the actions' own checks: one
+    /// the domains, built-in checks or `legal` hook refuse, or one of `accepted` (what the
+    /// domains and `legal` hooks allow) that the hook left out.
+    fn disagreement(&self, hook_name: &str, listed: &[Action], accepted: &[Action]) -> Result<Option<String>, Error> {
+        let defs = &*self.rules;
+        for action in listed {
+            // The checks `check_legal` makes of an action, but for the listing itself, which each
+            // option would otherwise pay for again.
             let def = &defs.actions[action.action as usize];
             let reason = if !self.in_domains(action) {
                 Some("an argument is outside its parameter's domain".to_string())
@@ -278,21 +324,12 @@ impl Game {
                 )));
             }
         }
-        // Only the actions with a `legal` hook: the options hook may list a part of the others
-        // (that is what it is for).
-        let mut accepted = Vec::new();
-        for &a in phase.actions.iter().filter(|&&a| defs.actions[a as usize].legal.is_some()) {
-            let free = Fixed::filled(None, defs.actions[a as usize].params.len()).unwrap_or_default();
-            self.enumerate(seat, a, &free, &mut accepted)?;
-        }
-        for action in accepted {
-            if !listed.contains(&action) {
-                return Ok(Some(format!(
-                    "the `legal` hook of `{}` accepts `{}`, which the options hook `{hook_name}` does not list",
-                    defs.actions[action.action as usize].name,
-                    describe_action(defs, &action)
-                )));
-            }
+        if let Some(action) = accepted.iter().find(|a| !listed.contains(a)) {
+            return Ok(Some(format!(
+                "the `legal` hook of `{}` accepts `{}`, which the options hook `{hook_name}` does not list",
+                defs.actions[action.action as usize].name,
+                describe_action(defs, action)
+            )));
         }
         Ok(None)
     }
@@ -341,9 +378,74 @@ impl Game {
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
         let def = &self.rules.actions[action as usize];
+        if let Some(hook) = def.options {
+            return self.action_options_into(def, action, hook, seat, fixed, out);
+        }
+        self.enumerate_domains(seat, action, fixed, out)
+    }
+
+    /// `enumerate` from the parameters' domains, whether or not the action lists its own
+    /// options.
+    fn enumerate_domains(
+        &self,
+        seat: SeatId,
+        action: ActionId,
+        fixed: &[Option<Value>],
+        out: &mut Vec<Action>,
+    ) -> Result<(), Error> {
+        let def = &self.rules.actions[action as usize];
         let params = def.params.len().min(fixed.len());
         let args = Args::filled(Value::Int(0), params).unwrap_or_default();
         self.enumerate_from(def, 0, fixed, &mut Action { seat, action, args }, out)
+    }
+
+    /// The options an action's own `options` hook lists for `seat` (on a copy of the state),
+    /// those that keep the `fixed` arguments, into `out`.
+    fn action_options_into(
+        &self,
+        def: &ActionDef,
+        action: ActionId,
+        hook: HookId,
+        seat: SeatId,
+        fixed: &[Option<Value>],
+        out: &mut Vec<Action>,
+    ) -> Result<(), Error> {
+        let defs = &*self.rules;
+        // The hook gets the fixed arguments by name, and the seat, as `legal` hooks get theirs.
+        let mut args = rhai::Map::new();
+        for (p, v) in def.params.iter().zip(fixed) {
+            if let Some(v) = v {
+                args.insert(p.name.as_str().into(), from_value(defs, &p.domain, v));
+            }
+        }
+        args.insert("seat".into(), rhai::Dynamic::from(defs.seat_names[seat as usize].clone()));
+        let listed = defs.scripts.call_on_copy(hook, &self.state, Some(rhai::Dynamic::from_map(args)))?;
+        let hook_name = &defs.hooks[hook as usize].name;
+        let bad = |message: String| {
+            Error::Script(Box::new(crate::diag::Diagnostic::new(format!(
+                "options hook `{hook_name}` of action `{}`: {message}",
+                def.name
+            ))))
+        };
+        let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
+        for item in items {
+            // `action` may be left out: it is this one.
+            let item = match item.try_cast::<rhai::Map>() {
+                Some(mut map) => {
+                    map.entry("action".into()).or_insert_with(|| rhai::Dynamic::from(def.name.clone()));
+                    rhai::Dynamic::from_map(map)
+                }
+                None => return Err(bad("expected maps of arguments, as #{x: 0, y: -1}".into())),
+            };
+            let option = map_action(defs, seat, &item).map_err(bad)?;
+            if option.action != action {
+                return Err(bad(format!("lists `{}`, another action", defs.actions[option.action as usize].name)));
+            }
+            if fixed.iter().zip(&option.args).all(|(f, a)| f.is_none_or(|f| f == *a)) {
+                out.push(option);
+            }
+        }
+        Ok(())
     }
 
     /// `enumerate` from parameter `k` on, the earlier ones set in `candidate`.
@@ -570,13 +672,25 @@ impl Game {
             }
         };
         let in_domains = self.in_domains(action);
-        // In a phase with an `options` hook, an action with its own `legal` hook is checked by
-        // that hook alone, without listing every option (the two must agree:
-        // `legal_by_hooks` lets tests check that they do).
+        // Where an `options` hook lists the options (the phase's, or the action's own), an
+        // action with its own `legal` hook is checked by that hook alone, without listing every
+        // option (the two must agree: `tabula check` checks that they do).
         let has_legal_hook = defs.actions.get(action.action as usize).is_some_and(|d| d.legal.is_some());
+        let own_options = defs.actions.get(action.action as usize).is_some_and(|d| d.options.is_some());
         let listed = match (self.state.prompts.front(), defs.phases[self.state.phase as usize].options) {
-            (None, Some(hook)) if answers && !has_legal_hook => {
-                self.listed_options(hook, action.seat)?.contains(action)
+            _ if !answers || has_legal_hook => true,
+            (None, Some(hook)) => self.listed_options(hook, action.seat)?.contains(action),
+            // An action listed by its own `options` hook, asked or standing.
+            (prompt, _) if own_options => {
+                let mut listed = Vec::new();
+                match prompt {
+                    Some(p) => self.enumerate(action.seat, p.action, &p.fixed, &mut listed)?,
+                    None => {
+                        let free = Fixed::filled(None, action.args.len()).unwrap_or_default();
+                        self.enumerate(action.seat, action.action, &free, &mut listed)?;
+                    }
+                }
+                listed.contains(action)
             }
             _ => true,
         };

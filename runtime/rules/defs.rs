@@ -503,6 +503,8 @@ pub struct ActionDef {
     pub effect: Effect,
     /// Extra legality filter.
     pub legal: Option<HookId>,
+    /// Hook listing the action's options when it is asked (instead of its domains).
+    pub options: Option<HookId>,
     /// Hook run when taken.
     pub apply: Option<HookId>,
     /// Whether its arguments are hidden from other seats.

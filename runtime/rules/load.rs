@@ -802,7 +802,7 @@ impl Loader<'_> {
                 .unwrap_or((m.game_file, 0));
             let d = self
                 .err(file, at..at + quoted.len(), format!("the word `{word}` cannot be written in a log"))
-                .expected("a word of letters, digits, `_`, `-` or `.` (`golden_mask` rather than `golden mask`)")
+                .expected("a word of letters, digits, `_`, `-` or `.` (`dark_red` rather than `dark red`)")
                 .found(quoted);
             self.push(d);
         }
@@ -1320,6 +1320,7 @@ impl Loader<'_> {
                 }
             }
             let legal = a.legal.as_ref().map(|h| self.hook(h, file, 2));
+            let options = a.options.as_ref().map(|h| self.hook(h, file, 2));
             let apply = a.apply.as_ref().map(|h| self.hook(h, file, 2));
             let time = a.time.as_ref().and_then(|t| self.int(&t.value, file, &t.span)).map(|t| t.max(0));
             self.defs.actions.push(ActionDef {
@@ -1327,6 +1328,7 @@ impl Loader<'_> {
                 params,
                 effect,
                 legal,
+                options,
                 apply,
                 secret: a.secret,
                 time,

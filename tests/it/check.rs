@@ -145,3 +145,18 @@ fn legal_actions_the_options_leave_out_are_found_by_check() {
         "{err}"
     );
 }
+
+/// An action's own `options` hook (here with no phase `options` hook) is checked the same way.
+#[test]
+fn an_actions_own_options_that_its_legal_hook_refuses_are_found_by_check() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["check", "tests/fixtures/broken/options-disagree", "--variant", "action-options"])
+        .output()
+        .expect("run tabula");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("the options hook `take_options` lists `solo: take 3`, which the rules refuse: the `legal` hook `can_take` refuses it"),
+        "{err}"
+    );
+}

@@ -124,3 +124,31 @@ fn a_secret_set_is_masked_as_one_word() {
     let red = seat_log(&log, rules.clone(), rules.seat("red").expect("red")).expect("red's copy");
     assert!(red.to_string().lines().any(|l| l == "red: reroll red_die_1 red_die_2"), "{red}");
 }
+
+/// An action may list its own options with a script (`options`), where listing every set and
+/// filtering would be wasteful: the options are the script's, and an unlisted set is refused.
+#[test]
+fn an_actions_own_options_hook_lists_its_options() {
+    let rules = rules(&["listed"]);
+    let mut game = Game::recorded(rules.clone(), 2, 1).expect("starts");
+    // Every die starts at 1: each alone, then the three that are not sixes.
+    assert_eq!(
+        options(&game, "red"),
+        [
+            "red: reroll red_die_1",
+            "red: reroll red_die_2",
+            "red: reroll red_die_3",
+            "red: reroll red_die_1 red_die_2 red_die_3"
+        ]
+    );
+    let unlisted = game.parse_action("red: reroll red_die_1 red_die_2").expect("parses");
+    let err = game.clone().apply(&unlisted).expect_err("not listed");
+    assert!(err.to_string().contains("not legal"), "{err}");
+    let listed = game.parse_action("red: reroll red_die_1 red_die_2 red_die_3").expect("parses");
+    game.apply(&listed).expect("listed");
+    let mut agents = agents_for(&rules, "random", 2, 1).expect("agents");
+    play_out(&mut game, &mut agents, 1000).expect("plays");
+    let text = record(&game, Some(1)).to_string();
+    let log = parse(&text, 0).expect("parses");
+    replay_with(&log, rules, &ReplayOptions::default()).expect("replays");
+}

@@ -165,9 +165,15 @@ impl Game {
         self.state.clock
     }
 
-    /// The pending prompt, if any: only its seat may act until it is answered.
+    /// The first pending prompt, if any. In a turn-based game only its seat may act until it is
+    /// answered; in real time it holds its own seat alone (`prompt_for`).
     pub fn prompt(&self) -> Option<&Prompt> {
         self.state.prompts.front()
+    }
+
+    /// The prompt `seat` must answer now, if any.
+    pub fn prompt_for(&self, seat: SeatId) -> Option<&Prompt> {
+        self.state.prompt_for(&self.rules, seat).map(|(_, p)| p)
     }
 
     /// The seats that may act now.
@@ -177,16 +183,22 @@ impl Game {
 
     /// The seats that may act now, in order, without building a list (`to_act`).
     pub fn acting(&self) -> impl Iterator<Item = SeatId> + '_ {
+        let phase = &self.rules.phases[self.state.phase as usize];
+        let standing: &[SeatId] = if phase.actions.is_empty() { &[] } else { &phase.active };
+        let per_seat = self.state.prompts_per_seat(&self.rules);
         let (one, many): (Option<SeatId>, &[SeatId]) = match self.state.prompts.front() {
             _ if self.is_over() => (None, &[]),
+            // Real time: the standing seats, and after them the seats asked that are not one.
+            _ if per_seat => (None, standing),
             Some(p) => (Some(p.seat), &[]),
-            None => {
-                let phase = &self.rules.phases[self.state.phase as usize];
-                (None, if phase.actions.is_empty() { &[] } else { &phase.active })
-            }
+            None => (None, standing),
         };
         let players = self.state.players;
-        one.into_iter().chain(many.iter().copied().filter(move |&s| s < players))
+        let asked = if per_seat && !self.is_over() { 0..players } else { 0..0 };
+        let prompts = &self.state.prompts;
+        one.into_iter()
+            .chain(many.iter().copied().filter(move |&s| s < players))
+            .chain(asked.filter(move |s| !standing.contains(s) && prompts.iter().any(|p| p.seat == *s)))
     }
 
     /// Every action `seat` may take now. Empty when it is not the seat's turn to decide.
@@ -203,10 +215,10 @@ impl Game {
         if self.is_over() {
             return Ok(());
         }
-        if let Some(p) = self.state.prompts.front() {
-            if p.seat == seat {
-                self.enumerate(seat, p.action, &p.fixed, out)?;
-            }
+        if let Some((_, p)) = self.state.prompt_for(&self.rules, seat) {
+            return self.enumerate(seat, p.action, &p.fixed, out);
+        }
+        if self.state.held_by_a_prompt(&self.rules, seat) {
             return Ok(());
         }
         let phase = &self.rules.phases[self.state.phase as usize];
@@ -229,7 +241,8 @@ impl Game {
         let mut out = Vec::new();
         let phase = &self.rules.phases[self.state.phase as usize];
         if self.is_over()
-            || self.state.prompts.front().is_some()
+            || self.state.prompt_for(&self.rules, seat).is_some()
+            || self.state.held_by_a_prompt(&self.rules, seat)
             || !phase.active.contains(&seat)
             || seat >= self.state.players
         {
@@ -257,9 +270,12 @@ impl Game {
         let hook_name = |h: HookId| defs.hooks[h as usize].name.as_str();
         let free = |a: ActionId| Fixed::filled(None, defs.actions[a as usize].params.len()).unwrap_or_default();
         // A prompt's action with an `options` hook of its own.
-        if let Some(p) = self.state.prompts.front() {
+        if self.state.held_by_a_prompt(defs, seat) {
+            return Ok(None);
+        }
+        if let Some((_, p)) = self.state.prompt_for(defs, seat) {
             let def = &defs.actions[p.action as usize];
-            let Some(hook) = def.options.filter(|_| p.seat == seat) else { return Ok(None) };
+            let Some(hook) = def.options else { return Ok(None) };
             let mut listed = Vec::new();
             self.enumerate(seat, p.action, &p.fixed, &mut listed)?;
             let mut accepted = Vec::new();
@@ -657,13 +673,13 @@ impl Game {
         if let Some(reason) = unknown {
             return Err(Error::Illegal { action: describe_action(defs, action), reason });
         }
-        let answers = match self.state.prompts.front() {
+        let prompt = self.state.prompt_for(defs, action.seat).map(|(_, p)| p);
+        let answers = match prompt {
             _ if self.is_over() => false,
             Some(p) => {
-                p.seat == action.seat
-                    && p.action == action.action
-                    && p.fixed.iter().zip(&action.args).all(|(f, a)| f.is_none_or(|f| f == *a))
+                p.action == action.action && p.fixed.iter().zip(&action.args).all(|(f, a)| f.is_none_or(|f| f == *a))
             }
+            None if self.state.held_by_a_prompt(defs, action.seat) => false,
             None => {
                 let phase = &defs.phases[self.state.phase as usize];
                 phase.actions.contains(&action.action)
@@ -677,7 +693,7 @@ impl Game {
         // option (the two must agree: `tabula check` checks that they do).
         let has_legal_hook = defs.actions.get(action.action as usize).is_some_and(|d| d.legal.is_some());
         let own_options = defs.actions.get(action.action as usize).is_some_and(|d| d.options.is_some());
-        let listed = match (self.state.prompts.front(), defs.phases[self.state.phase as usize].options) {
+        let listed = match (prompt, defs.phases[self.state.phase as usize].options) {
             _ if !answers || has_legal_hook => true,
             (None, Some(hook)) => self.listed_options(hook, action.seat)?.contains(action),
             // An action listed by its own `options` hook, asked or standing.
@@ -773,11 +789,10 @@ impl Game {
     /// (`by_rules`) by the engine for a seat the rules move.
     fn perform(&mut self, action: &Action, by_rules: bool) -> Result<(), Error> {
         let defs = self.rules.clone();
-        if let Some(p) = self.state.prompts.front()
-            && p.seat == action.seat
+        if let Some((i, p)) = self.state.prompt_for(&defs, action.seat)
             && p.action == action.action
         {
-            self.state.prompts.pop_front();
+            self.state.prompts.remove(i);
             self.state.answered = true;
         }
         if self.state.recording {
@@ -814,7 +829,7 @@ impl Game {
     /// Answers the pending prompt of a seat the rules move with its first legal option (the
     /// rules word their prompts so that the move they want comes first, or is the only one).
     fn answer_for_rules(&mut self, seat: SeatId) -> Result<(), Error> {
-        let Some(prompt) = self.state.prompts.front() else { return Ok(()) };
+        let Some((_, prompt)) = self.state.prompt_for(&self.rules, seat) else { return Ok(()) };
         let (action, fixed) = (prompt.action, prompt.fixed);
         let mut options = Vec::new();
         self.enumerate(seat, action, &fixed, &mut options)?;
@@ -870,7 +885,25 @@ impl Game {
                 self.state.prompts.clear();
                 return Ok(());
             }
-            if let Some(front) = self.state.prompts.front_mut() {
+            // The prompt the flow looks at: the first, or in real time the first the rules settle
+            // themselves (a seat they play, a `while` to check); the players' prompts wait for
+            // their seats while the others play on.
+            let per_seat = self.state.prompts_per_seat(&defs);
+            let next = if per_seat {
+                self.state
+                    .prompts
+                    .iter()
+                    .position(|p| p.while_hook.is_some() || defs.seats[p.seat as usize].by_rules)
+                    .or(if self.state.prompts.is_empty() { None } else { Some(usize::MAX) })
+            } else if self.state.prompts.is_empty() {
+                None
+            } else {
+                Some(0)
+            };
+            if next == Some(usize::MAX) {
+                return Ok(());
+            }
+            if let Some(front) = next.and_then(|i| self.state.prompts.get_mut(i)) {
                 let Some(hook) = front.while_hook.take() else {
                     let seat = front.seat;
                     if defs.seats[seat as usize].by_rules {

@@ -120,8 +120,8 @@ pub fn view(game: &Game, seat: Option<SeatId>) -> View {
         let hidden = count.map(|c| c - pieces.len() as u32).unwrap_or(0);
         zones.insert(def.name.clone(), ZoneView { count, pieces, hidden });
     }
-    let decision = match (seat, game.prompt()) {
-        (Some(s), Some(p)) if p.seat == s => {
+    let decision = match seat.and_then(|s| game.prompt_for(s)) {
+        Some(p) => {
             let def = &defs.actions[p.action as usize];
             let fixed: Vec<String> = def
                 .params
@@ -223,7 +223,7 @@ pub fn seat_fingerprint(game: &Game, seat: SeatId, table: u64) -> u64 {
     for s in game.acting() {
         h.write_u8(s);
     }
-    if let Some(p) = game.prompt().filter(|p| p.seat == seat) {
+    if let Some(p) = game.prompt_for(seat) {
         h.write_u16(p.action);
         std::hash::Hash::hash(&p.fixed, &mut h);
     }

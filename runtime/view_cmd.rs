@@ -9,12 +9,17 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use tabula::diag::{MAX_LOG_BYTES, Sources, render_diagnostics};
-use tabula::log::{parse, rules_for_in};
-use tabula::viewer::{Page, board, html, timeline};
+use tabula::log::{ReplayError, parse, rules_for_in};
+use tabula::viewer::{MAX_DATA_BYTES, MAX_STEPS, Part, html, page};
 use tabula::{Error, Rules};
 
 /// `tabula view`'s arguments.
 #[derive(clap::Args, Clone)]
+#[command(after_help = format!(
+    "A page holds at most {MAX_STEPS} steps (the setup, actions and clock lines) and {} MB of data: \
+     view a longer game a part at a time with --from and --until.",
+    MAX_DATA_BYTES >> 20
+))]
 pub struct ViewArgs {
     /// The log file.
     log: PathBuf,
@@ -28,6 +33,13 @@ pub struct ViewArgs {
     /// Replay under these rules (a name or a folder) instead of the ones the log names.
     #[arg(long, value_name = "RULESET")]
     ruleset: Option<String>,
+    /// Show the game from the step at or before this line of the log (the game before it is
+    /// replayed, not shown).
+    #[arg(long, value_name = "LINE")]
+    from: Option<usize>,
+    /// Show the game up to the step at or before this line of the log.
+    #[arg(long, value_name = "LINE")]
+    until: Option<usize>,
     /// Serve the page on 127.0.0.1 instead of writing it, and follow the log as it grows (watch a
     /// game being played with `tabula play --log`). Stop with Ctrl-C.
     #[arg(long)]
@@ -54,14 +66,11 @@ fn make_page(args: &ViewArgs) -> Result<String, String> {
         }
         None => std::iter::once(None).chain((0..players).map(Some)).collect(),
     };
-    let mut timelines = Vec::new();
-    for seat in observers {
-        let t = timeline(&log, rules.clone(), seat)
-            .map_err(|e| render_diagnostics(&[e.diagnostic(&sources, file)], &sources))?;
-        timelines.push(t);
-    }
     let name = args.log.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(html(&Page { log: name, board: board(&rules, players), timelines }))
+    let part = Part { from: args.from, until: args.until };
+    let page = page(&log, rules, players, &observers, part, &name)
+        .map_err(|e: ReplayError| render_diagnostics(&[e.diagnostic(&sources, file)], &sources))?;
+    Ok(html(&page))
 }
 
 /// Runs `tabula view`.

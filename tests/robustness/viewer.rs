@@ -1,0 +1,92 @@
+//! The replay viewer (`tabula view`): logs that made pages the size of their game squared. The
+//! pages are made in process as `tabula view` makes them, under watch.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::Duration;
+
+use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
+use tabula::log::{parse, rules_for};
+use tabula::viewer::{MAX_STEPS, Part, html, page};
+
+use crate::guard::{Limits, guarded};
+
+/// The page `tabula view LOG --seat SEAT` makes (`None`: for everyone), or the message that
+/// says why there is none.
+fn view_file(path: &Path, seat: Option<&str>) -> Result<String, String> {
+    let mut sources = Sources::default();
+    let file = sources.read(path, MAX_LOG_BYTES).map_err(|e| render(&e, &sources))?;
+    let log = parse(sources.text(file), file).map_err(|d| render_diagnostics(&[*d], &sources))?;
+    let rules = Rc::new(rules_for(&log).map_err(|e| render(&e, &sources))?);
+    let players = log.int_tag("players").map_or(rules.players.0, |p| p as u8);
+    let observers: Vec<Option<u8>> = match seat {
+        Some(name) => vec![Some(rules.seat(name).expect("a seat of the game"))],
+        None => std::iter::once(None).chain((0..players).map(Some)).collect(),
+    };
+    let made = page(&log, rules, players, &observers, Part::default(), "game.log");
+    made.map(|p| html(&p)).map_err(|e| render_diagnostics(&[e.diagnostic(&sources, file)], &sources))
+}
+
+/// A scratch folder of the case's own.
+fn scratch(case: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-robustness-view-{}-{case}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+/// A Temple log of one adventurer that says nothing after its setup but `clock` lines, one
+/// millisecond apart.
+fn clock_lines(count: usize) -> String {
+    let mut log = String::from("[ruleset \"temple\"]\n[players 1]\n[seats \"red\"]\n");
+    log.push_str("* shuffle pile basic_7 basic_11 basic_2 basic_1 basic_3 basic_4 basic_5 basic_6 basic_8 basic_9 basic_10 basic_12 basic_13 gems_1 gems_2 gems_3 gems_4\n");
+    for (die, face) in
+        ["golden_mask", "black_mask", "black_mask", "adventurer", "adventurer", "key", "torch"].iter().enumerate()
+    {
+        log.push_str(&format!("* roll die_{} {face}\n", die + 1));
+    }
+    for ms in 1..=count {
+        log.push_str(&format!("clock {:02}:{:02}.{:03}\n", ms / 60_000, ms / 1000 % 60, ms % 1000));
+    }
+    log
+}
+
+/// The header and setup of [`clock_lines`]: the first clock line is the next line.
+const CLOCK_SETUP_LINES: usize = 11;
+
+#[test]
+fn a_6_player_team_game_makes_a_page_the_size_of_the_game() {
+    // 2,550 actions: a whole view at every step made the page for one seat 42 MB (318 MB for
+    // everyone). Each step now holds what changed: 1.5 MB for this seat (10.7 MB for everyone).
+    let limits = Limits { time: Duration::from_secs(60), memory: 64 << 20 };
+    let page =
+        guarded("team game", limits, || view_file(Path::new("tests/corpus/logs/view-team-game.log"), Some("red")));
+    let page = page.expect("the page is made");
+    assert!(page.len() < 2 << 20, "the page for one seat takes {} bytes", page.len());
+}
+
+#[test]
+fn five_thousand_clock_lines_make_a_page_the_size_of_the_game() {
+    // 18 MB for one seat (72 MB for everyone) when each step held its whole view: 3.7 KB a
+    // clock line. What changes at a clock line is the clock: 0.3 MB in all for this seat.
+    let path = scratch("clock-5000").join("clock.log");
+    std::fs::write(&path, clock_lines(5_000)).expect("write the log");
+    let limits = Limits { time: Duration::from_secs(60), memory: 64 << 20 };
+    let page = guarded("5000 clock lines", limits, move || view_file(&path, Some("red"))).expect("the page is made");
+    assert!(page.len() < 500_000, "the page takes {} bytes, {} a clock line", page.len(), page.len() / 5_000);
+}
+
+#[test]
+fn two_hundred_thousand_clock_lines_are_refused_with_the_part_a_page_holds() {
+    // Killed after 65 s once, on its way to gigabytes; now refused before it is replayed.
+    let path = scratch("clock-200000").join("clock.log");
+    std::fs::write(&path, clock_lines(200_000)).expect("write the log");
+    let shown = path.display().to_string();
+    let limits = Limits { time: Duration::from_secs(30), memory: 128 << 20 };
+    let refused = guarded("200000 clock lines", limits, move || view_file(&path, None)).expect_err("refused");
+    let (over, last) = (CLOCK_SETUP_LINES + MAX_STEPS, CLOCK_SETUP_LINES + MAX_STEPS - 1);
+    assert!(refused.contains(&format!("{shown}:{over}:1")), "{refused}");
+    let part = format!(
+        "a page holds at most {MAX_STEPS} steps (actions and clock lines), and this line would be one more: view a part of the log, as with --until {last}, then --from {over}"
+    );
+    assert!(refused.contains(&part), "{refused}");
+}

@@ -23,7 +23,8 @@ use tabula::{Error, Rules};
 pub struct ViewArgs {
     /// The log file.
     log: PathBuf,
-    /// Where to write the page (default: the log's name with `.html`, or `.<seat>.html`).
+    /// Where to write the page (default: the log's name with `.html`, or `.<seat>.html`). Never
+    /// the log itself.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Make the page for this seat alone: it holds that seat's view and copy of the log, and
@@ -78,7 +79,13 @@ pub fn run(args: &ViewArgs) -> Result<ExitCode, Error> {
     if args.serve {
         return serve(args);
     }
-    let page = match make_page(args) {
+    let out = args.out.clone().unwrap_or_else(|| default_out(&args.log, args.seat.as_deref()));
+    let made = if same_file(&out, &args.log) {
+        Err(format!("the page would overwrite the log {}: name the page with --out FILE", args.log.display()))
+    } else {
+        make_page(args)
+    };
+    let page = match made {
         Ok(page) => page,
         Err(message) => {
             eprint!("{message}");
@@ -88,7 +95,6 @@ pub fn run(args: &ViewArgs) -> Result<ExitCode, Error> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let out = args.out.clone().unwrap_or_else(|| default_out(&args.log, args.seat.as_deref()));
     crate::sim_cmd::write_file(&out, &page)?;
     eprintln!("wrote {} (open it in a browser)", out.display());
     Ok(ExitCode::SUCCESS)
@@ -100,6 +106,20 @@ fn default_out(log: &Path, seat: Option<&str>) -> PathBuf {
         Some(seat) => log.with_extension(format!("{seat}.html")),
         None => log.with_extension("html"),
     }
+}
+
+/// Whether two paths name one existing file (through `.`, `..`, links, or, on Unix, hard links).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
+            return true;
+        }
+    }
+    let _ = (ma, mb);
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(ca), Ok(cb)) if ca == cb)
 }
 
 /// Serves the page and its data on 127.0.0.1, making them anew whenever the log file changed.

@@ -1,7 +1,9 @@
-//! The replay viewer (`tabula view`): logs that made pages the size of their game squared. The
-//! pages are made in process as `tabula view` makes them, under watch.
+//! The replay viewer (`tabula view`): logs that made pages the size of their game squared, and a
+//! log named like a page. The pages are made in process as `tabula view` makes them, under
+//! watch; the command itself is run for what touches files.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -89,4 +91,33 @@ fn two_hundred_thousand_clock_lines_are_refused_with_the_part_a_page_holds() {
         "a page holds at most {MAX_STEPS} steps (actions and clock lines), and this line would be one more: view a part of the log, as with --until {last}, then --from {over}"
     );
     assert!(refused.contains(&part), "{refused}");
+}
+
+/// Runs `tabula` with arguments; returns (success, stderr).
+fn tabula(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).output().expect("run tabula");
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_log_named_like_its_page_is_not_overwritten() {
+    // A copy: were the log overwritten, the corpus would lose it.
+    let dir = scratch("own-html");
+    let log = dir.join("own.html");
+    let text = std::fs::read_to_string("tests/corpus/logs/own.html").expect("corpus log");
+    std::fs::write(&log, &text).expect("copy the log");
+    let (ok, err) = tabula(&["view", log.to_str().unwrap()]);
+    assert!(!ok, "tabula view made a page from own.html");
+    assert!(
+        err.contains(&format!("the page would overwrite the log {}: name the page with --out FILE", log.display())),
+        "{err}"
+    );
+    // `--out` naming the log by another path is refused too.
+    let other = dir.join(".").join("own.html");
+    let (ok, err) = tabula(&["view", log.to_str().unwrap(), "--out", other.to_str().unwrap()]);
+    assert!(!ok && err.contains("the page would overwrite the log"), "{err}");
+    assert_eq!(std::fs::read_to_string(&log).expect("the log"), text, "the log was overwritten");
+    // Any other name is written.
+    let (ok, err) = tabula(&["view", log.to_str().unwrap(), "--out", dir.join("page.html").to_str().unwrap()]);
+    assert!(ok, "{err}");
 }

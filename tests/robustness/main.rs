@@ -11,7 +11,8 @@
 //!   logs. It runs a bounded number of cases; `TABULA_FUZZ_CASES=100000 cargo test --test
 //!   robustness mutation` runs that many per input instead (the default keeps this whole test
 //!   binary well under a minute in a debug build);
-//! - `viewer`: logs whose pages grew with the square of the game, and a log named like its page.
+//! - `viewer`: logs whose pages grew with the square of the game, a log named like its page,
+//!   and clients of `tabula view --serve` that say nothing or too much.
 //!
 //! Each case runs under `guard::guarded`: in its own thread, with a deadline and a count of the
 //! memory it allocates.

@@ -1,9 +1,12 @@
-//! The replay viewer (`tabula view`): logs that made pages the size of their game squared, and a
-//! log named like a page. The pages are made in process as `tabula view` makes them, under
-//! watch; the command itself is run for what touches files.
+//! The replay viewer (`tabula view`): logs that made pages the size of their game squared, a log
+//! named like a page, and clients of `--serve` that say nothing or too much. The pages are made
+//! in process as `tabula view` makes them, under watch; the command itself is run for what
+//! touches files and sockets.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -120,4 +123,103 @@ fn a_log_named_like_its_page_is_not_overwritten() {
     // Any other name is written.
     let (ok, err) = tabula(&["view", log.to_str().unwrap(), "--out", dir.join("page.html").to_str().unwrap()]);
     assert!(ok, "{err}");
+}
+
+/// `tabula view LOG --serve` on a free port, stopped when dropped.
+struct Server {
+    child: Child,
+    address: String,
+}
+
+impl Server {
+    fn start(log: &str) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+            .args(["view", log, "--serve", "--port", "0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run tabula view --serve");
+        // "serving LOG on http://127.0.0.1:PORT/ (Ctrl-C stops)"
+        let mut line = String::new();
+        let _ = BufReader::new(child.stderr.take().expect("stderr")).read_line(&mut line);
+        let address =
+            line.split("http://").nth(1).and_then(|rest| rest.split('/').next()).unwrap_or_default().to_string();
+        let server = Server { child, address };
+        assert!(!server.address.ends_with(":0") && !server.address.is_empty(), "no address in `{line}`");
+        server
+    }
+
+    /// A connection to the server that gives up reading after a few seconds.
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(&self.address).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+        stream
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What the server answered on `stream`, as text (what arrived before an error, if any).
+fn answer(mut stream: &TcpStream) -> String {
+    let mut bytes = Vec::new();
+    let _ = stream.read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[test]
+fn a_client_that_says_nothing_does_not_hold_up_the_next() {
+    let server = Server::start("tests/corpus/logs/own.html");
+    let _silent = server.connect();
+    let client = server.connect();
+    (&client).write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n").expect("send");
+    let page = answer(&client);
+    assert!(
+        page.starts_with("HTTP/1.1 200 OK") && page.contains("<!doctype html>"),
+        "{}",
+        &page[..page.len().min(200)]
+    );
+}
+
+#[test]
+fn a_request_line_without_end_is_refused_unread() {
+    let server = Server::start("tests/corpus/logs/own.html");
+    let client = server.connect();
+    // 32 MB without a newline, sent while the answer is awaited: the server answers after
+    // 8 KB and closes, and the rest cannot be sent.
+    let sending = client.try_clone().expect("clone");
+    let sender = std::thread::spawn(move || {
+        let mut sending = sending;
+        let chunk = vec![b'a'; 1 << 20];
+        let mut sent = 0;
+        if sending.write_all(b"GET /").is_err() {
+            return sent;
+        }
+        for _ in 0..32 {
+            if sending.write_all(&chunk).is_err() {
+                break;
+            }
+            sent += chunk.len();
+        }
+        sent
+    });
+    let answered = answer(&client);
+    assert!(answered.starts_with("HTTP/1.1 431 Request Header Fields Too Large"), "{answered}");
+    let _ = client.shutdown(std::net::Shutdown::Both);
+    let sent = sender.join().expect("sender");
+    assert!(sent < 32 << 20, "the server read all of the 32 MB");
+}
+
+#[test]
+fn clients_past_the_most_served_at_once_are_told_to_come_back() {
+    let server = Server::start("tests/corpus/logs/own.html");
+    // 16 clients at once, saying nothing: the 17th is answered at once.
+    let _silent: Vec<TcpStream> = (0..16).map(|_| server.connect()).collect();
+    let client = server.connect();
+    let answered = answer(&client);
+    assert!(answered.starts_with("HTTP/1.1 503 Service Unavailable"), "{answered}");
 }

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
-use tabula::log::{parse, rules_for};
+use tabula::log::{parse, rules_for, seat_log};
 use tabula::viewer::{MAX_STEPS, Part, html, page};
 
 use crate::guard::{Limits, guarded};
@@ -94,6 +94,24 @@ fn two_hundred_thousand_clock_lines_are_refused_with_the_part_a_page_holds() {
         "a page holds at most {MAX_STEPS} steps (actions and clock lines), and this line would be one more: view a part of the log, as with --until {last}, then --from {over}"
     );
     assert!(refused.contains(&part), "{refused}");
+}
+
+#[test]
+fn a_seat_s_copy_of_a_long_log_takes_time_in_proportion() {
+    // A seat's page starts with the seat's copy of the log, made step by step: each step's lines
+    // were found by a walk from the first step, and 200,000 clock lines took 10 s in a release
+    // build before the page could begin (100,000 take under a second in a debug build now).
+    let path = scratch("seat-copy").join("clock.log");
+    std::fs::write(&path, clock_lines(100_000)).expect("write the log");
+    let limits = Limits { time: Duration::from_secs(20), memory: 256 << 20 };
+    let lines = guarded("seat copy of 100000 clock lines", limits, move || {
+        let text = std::fs::read_to_string(&path).expect("the log");
+        let log = parse(&text, 0).expect("parses");
+        let rules = Rc::new(rules_for(&log).expect("rules"));
+        seat_log(&log, rules, 0).expect("the seat's copy").entries.len()
+    });
+    // The setup's chance lines, the note of the two chambers it laid face up, every clock line.
+    assert_eq!(lines, CLOCK_SETUP_LINES - 3 + 1 + 100_000);
 }
 
 /// Runs `tabula` with arguments; returns (success, stderr).

@@ -22,7 +22,7 @@ fn view_file(path: &Path, seat: Option<&str>) -> Result<String, String> {
     let mut sources = Sources::default();
     let file = sources.read(path, MAX_LOG_BYTES).map_err(|e| render(&e, &sources))?;
     let log = parse(sources.text(file), file).map_err(|d| render_diagnostics(&[*d], &sources))?;
-    let rules = Rc::new(rules_for(&log).map_err(|e| render(&e, &sources))?);
+    let rules = Rc::new(rules_for(&log).map_err(|e| render(&e.into_error(&sources, file), &sources))?);
     let players = log.int_tag("players").map_or(rules.players.0, |p| p as u8);
     let observers: Vec<Option<u8>> = match seat {
         Some(name) => vec![Some(rules.seat(name).expect("a seat of the game"))],

@@ -21,9 +21,19 @@ pub enum Outcome {
 
 /// Loads a ruleset (with variants) and plays one recorded game with random agents.
 pub fn load_and_play(dir: &str, variants: &[&str]) -> Outcome {
+    load_and_play_on(dir, variants, false)
+}
+
+/// [`load_and_play`], with the scripts compiled or on Rhai's interpreter.
+fn load_and_play_on(dir: &str, variants: &[&str], interpret: bool) -> Outcome {
     let options = LoadOptions { variants: variants.iter().map(|v| v.to_string()).collect(), overrides: Vec::new() };
     let rules = match tabula::load(dir, &options) {
-        Ok(rules) => Rc::new(rules),
+        Ok(mut rules) => {
+            if interpret {
+                rules.interpret_scripts();
+            }
+            Rc::new(rules)
+        }
         Err(e) => return Outcome::Refused(render(&e, &Sources::default())),
     };
     let players = rules.players.0;
@@ -56,6 +66,15 @@ fn refused_with(case: &str, variants: &'static [&'static str], place: &str, mess
     assert!(text.contains(message), "{case}: the error should say `{message}`:\n{text}");
 }
 
+/// [`refused`], with the scripts compiled and on Rhai's interpreter: both stop alike.
+fn refused_both_ways(case: &str, place: &str, message: &str) {
+    refused(case, place, message);
+    let dir = format!("tests/corpus/rulesets/{case}");
+    let interpreted = guarded(case, Limits::default(), move || load_and_play_on(&dir, &[], true));
+    let Outcome::Refused(text) = interpreted else { panic!("{case}: expected an error, got {interpreted:?}") };
+    assert!(text.contains(message), "{case}, interpreted: the error should say `{message}`:\n{text}");
+}
+
 /// The case plays to the end: the engine accepts what it tries (clamping, as the rules say).
 fn plays(case: &str, outcome: &str) {
     let dir = format!("tests/corpus/rulesets/{case}");
@@ -66,7 +85,7 @@ fn plays(case: &str, outcome: &str) {
 }
 
 mod scripts {
-    use super::{plays, refused};
+    use super::{plays, refused, refused_both_ways};
 
     #[test]
     fn an_endless_loop_is_stopped_by_the_operation_limit() {
@@ -119,6 +138,18 @@ mod scripts {
     #[test]
     fn arrays_nested_in_themselves_are_counted_through_the_nesting() {
         refused("script-nested-arrays", "rules.rhai:2:1", "too large: size of array/blob above 10000");
+    }
+
+    // Before the depth limit, these ran for seconds (each round copies the whole value) until
+    // the size limit stopped them; the depth limit stops them after 64 rounds.
+    #[test]
+    fn a_map_nesting_in_itself_is_stopped_by_the_depth_limit() {
+        refused_both_ways("script-nested-map-loop", "rules.rhai:2:1", "arrays and maps nested more than 64 deep");
+    }
+
+    #[test]
+    fn an_array_nesting_in_itself_is_stopped_by_the_depth_limit() {
+        refused_both_ways("script-nested-array-loop", "rules.rhai:2:1", "arrays and maps nested more than 64 deep");
     }
 
     #[test]

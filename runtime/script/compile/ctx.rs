@@ -45,6 +45,7 @@ pub(super) fn pop_to(stack: &mut Vec<Dynamic>, len: usize) {
 /// operators): the call contexts, made at the first such call, and the limits' counts, which a
 /// call handing Rhai a function pointer passes on.
 pub(super) struct Calls<'a> {
+    /// The program running: its functions, and the scripts as Rhai holds them.
     prog: &'a Program,
     /// The context of a call into Rhai.
     plain: Option<NativeCallContextStore>,
@@ -52,8 +53,8 @@ pub(super) struct Calls<'a> {
     /// Fn("keep"))`): it holds the scripts, so that Rhai's function calls the script function
     /// back as Rhai's interpreter does (with the element, then the element and its index), and
     /// it runs on the interpreter. Kept apart: a context with scripts costs every call a look
-    /// in them.
-    callbacks: Option<NativeCallContextStore>,
+    /// in them. Boxed: few hooks need it, and every hook call moves its `Ctx`.
+    callbacks: Option<Box<NativeCallContextStore>>,
     /// Operations so far (statements, loop rounds and calls), against `MAX_OPERATIONS`.
     pub(super) ops: u64,
     /// How deep script functions call each other, against `MAX_CALL_LEVELS`.
@@ -62,7 +63,6 @@ pub(super) struct Calls<'a> {
 
 /// The state of one compiled hook call.
 pub(crate) struct Ctx<'a> {
-    pub(super) prog: &'a Program,
     pub(super) engine: &'a Engine,
     /// Calls into Rhai, and the limits' counts.
     pub(super) calls: Calls<'a>,
@@ -104,7 +104,6 @@ impl<'a> Ctx<'a> {
     pub(super) fn new(prog: &'a Program, engine: &'a Engine) -> Ctx<'a> {
         let stack = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
         Ctx {
-            prog,
             engine,
             calls: Calls { prog, plain: None, callbacks: None, ops: 0, level: 0 },
             stack,
@@ -116,6 +115,11 @@ impl<'a> Ctx<'a> {
             lent_back: std::mem::ManuallyDrop::new(Default::default()),
             lent_filled: 0,
         }
+    }
+
+    /// The program running.
+    pub(super) fn prog(&self) -> &'a Program {
+        self.calls.prog
     }
 
     /// Gives the stack back for the next call.
@@ -182,7 +186,7 @@ impl<'a> Ctx<'a> {
         pos: Position,
         lent: u8,
     ) -> (Res<Dynamic>, Dynamic) {
-        let Some(function) = self.prog.functions.get(f).and_then(Option::as_ref) else {
+        let Some(function) = self.calls.prog.functions.get(f).and_then(Option::as_ref) else {
             let this = std::mem::take(&mut self.stack[new_base]);
             self.take_lent(new_base, lent);
             pop_to(&mut self.stack, new_base);
@@ -237,7 +241,7 @@ impl<'a> Ctx<'a> {
             }
             Err(err) => {
                 // As Rhai's interpreter, naming the scripts' source.
-                let source = self.prog.source.as_ref().map_or_else(String::new, |s| s.to_string());
+                let source = self.calls.prog.source.as_ref().map_or_else(String::new, |s| s.to_string());
                 Err(EvalAltResult::ErrorInFunctionCall(function.name.to_string(), source, err, pos).into())
             }
         };
@@ -289,20 +293,23 @@ pub(super) fn call_rhai(
     let store = if args.iter().any(|a| a.is_fnptr()) {
         let prog = calls.prog;
         let store = calls.callbacks.get_or_insert_with(|| {
-            // As Rhai's `call_fn` sets them up for a hook: the scripts, and their source.
-            let mut global = engine.new_global_runtime_state();
-            global.lib.push(prog.lib.clone());
-            global.source = prog.source.clone();
-            NativeCallContextStore {
-                fn_name: String::new(),
-                source: prog.source.as_ref().map(|s| s.to_string()),
-                global,
-                pos: Position::NONE,
-            }
+            Box::new({
+                // As Rhai's `call_fn` sets them up for a hook: the scripts, and their source.
+                let mut global = engine.new_global_runtime_state();
+                global.lib.push(prog.lib.clone());
+                global.source = prog.source.clone();
+                NativeCallContextStore {
+                    fn_name: String::new(),
+                    source: prog.source.as_ref().map(|s| s.to_string()),
+                    global,
+                    pos: Position::NONE,
+                }
+            })
         });
         // A function called back counts its operations and levels from where the compiled
         // code is, as on the interpreter (where they are not counted back either: Rhai's
-        // function gets the interpreter's state to read, not to change).
+        // function gets the interpreter's state to read, not to change). Rhai counts a hook's
+        // body as level 0, the compiled code as level 1.
         store.global.num_operations = calls.ops;
         store.global.level = calls.level.saturating_sub(1);
         // Errors of the function called back are placed at the call, as on the interpreter.
@@ -391,22 +398,32 @@ impl Sizes {
 
 /// The [`Sizes`] of a value.
 pub(super) fn data_sizes(value: &Dynamic) -> Sizes {
-    // Most values are plain: no need to ask for each kind of container.
+    // Most values are plain, and so are most items (lists of pieces): they are counted without
+    // asking for each kind of container, nor a call each.
     let plain = |v: &Dynamic| v.is_int() || v.is_unit() || v.is_bool();
     if plain(value) {
         return Sizes::default();
     }
-    // Items are mostly plain too (lists of pieces): they are counted without a call each.
-    let inner = |v: &Dynamic| if plain(v) { Sizes::default() } else { data_sizes(v) };
+    let mut sizes = Sizes { depth: 1, ..Sizes::default() };
+    let mut add = |v: &Dynamic| {
+        let inner = data_sizes(v);
+        sizes.arrays += inner.arrays;
+        sizes.maps += inner.maps;
+        sizes.strings += inner.strings;
+        sizes.depth = sizes.depth.max(inner.depth + 1);
+    };
     if let Some(a) = value.read_lock::<Array>() {
-        a.iter().fold(Sizes::ARRAY, |sizes, v| sizes.with(inner(v), true))
+        a.iter().filter(|v| !plain(v)).for_each(&mut add);
+        sizes.arrays += a.len();
     } else if let Some(map) = value.read_lock::<Map>() {
-        map.values().fold(Sizes::MAP, |sizes, v| sizes.with(inner(v), false))
+        map.values().filter(|v| !plain(v)).for_each(&mut add);
+        sizes.maps += map.len();
     } else if let Ok(s) = value.as_immutable_string_ref() {
-        Sizes { strings: s.len(), ..Sizes::default() }
+        return Sizes { strings: s.len(), ..Sizes::default() };
     } else {
-        Sizes::default()
+        return Sizes::default();
     }
+    sizes
 }
 
 /// Gives an error the position of the call that made it, if it has none (Rhai's

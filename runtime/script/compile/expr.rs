@@ -308,7 +308,7 @@ impl<'a> FnCompiler<'a> {
             return Ok(Box::new(move |c| {
                 let base = c.stack.len();
                 c.stack.push(Dynamic::UNIT);
-                let read_only = c.prog.read_only_params(index);
+                let read_only = c.prog().read_only_params(index);
                 let mut lent = 0u8;
                 for (k, a) in args.iter().enumerate() {
                     if let Some(slot) = lendable[k]

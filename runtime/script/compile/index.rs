@@ -44,7 +44,8 @@ pub(super) struct Places {
 /// stands for: every part is written on a line of its own, so that the line of an error's
 /// position says which part it is at.
 pub(super) struct Indexers {
-    ast: AST,
+    /// The scripts; `None` if they did not compile (a bug, which every indexing then reports).
+    ast: Option<AST>,
     lines: Vec<Part>,
 }
 
@@ -74,31 +75,33 @@ impl Indexers {
             line(&mut text, Part::Other, "t");
             line(&mut text, Part::Other, "}");
         }
-        // The text is ours and valid: a failure here is a bug, which every indexing would then
-        // report as an error.
-        let mut ast = engine.compile(&text).unwrap_or_default();
-        if let Some(source) = source {
-            ast.set_source(source);
-        }
+        let ast = engine.compile(&text).ok().map(|mut ast| {
+            if let Some(source) = source {
+                ast.set_source(source);
+            }
+            ast
+        });
         Indexers { ast, lines }
     }
 
     /// Runs script function `name` with `args`, the errors placed in the script being run.
     fn run(&self, engine: &Engine, name: &str, args: impl rhai::FuncArgs, places: Places) -> Res<Dynamic> {
-        if self.ast.iter_functions().next().is_none() {
+        let Some(ast) = &self.ast else {
             return Err("internal: the indexing scripts do not compile".into());
-        }
+        };
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         engine
-            .call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, name, args)
-            .map_err(|e| self.place(e, places))
+            .call_fn_with_options::<Dynamic>(options, &mut Scope::new(), ast, name, args)
+            .map_err(|mut e| {
+                self.place(&mut e, places);
+                e
+            })
     }
 
     /// Moves an error's positions from these scripts to the script being run.
-    fn place(&self, mut err: Box<EvalAltResult>, places: Places) -> Box<EvalAltResult> {
-        if let EvalAltResult::ErrorInFunctionCall(_, _, inner, _) = &mut *err {
-            let moved = self.place(std::mem::replace(inner, Box::new(EvalAltResult::ErrorFor(Position::NONE))), places);
-            *inner = moved;
+    fn place(&self, err: &mut EvalAltResult, places: Places) {
+        if let EvalAltResult::ErrorInFunctionCall(_, _, inner, _) = err {
+            self.place(inner, places);
         }
         let part = err.position().line().and_then(|l| self.lines.get(l)).copied().unwrap_or(Part::Other);
         let to = match part {
@@ -106,10 +109,9 @@ impl Indexers {
             Part::Bracket => places.bracket,
             Part::Index => places.index,
             Part::Assign => places.assign,
-            Part::Other => return err,
+            Part::Other => return,
         };
         err.set_position(to);
-        err
     }
 }
 
@@ -117,7 +119,7 @@ impl Indexers {
 pub(super) type Kept = OnceCell<Indexers>;
 
 fn indexers<'c>(c: &'c Ctx) -> &'c Indexers {
-    c.prog.indexers.get_or_init(|| Indexers::new(c.engine, c.prog.source.as_deref()))
+    c.prog().indexers.get_or_init(|| Indexers::new(c.engine, c.prog().source.as_deref()))
 }
 
 /// `target[idx]`, read.

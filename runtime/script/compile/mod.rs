@@ -6,19 +6,23 @@
 //! natives are picked from the [`Natives`] table by argument types at the call (no hashing), and
 //! integer, boolean and string operators and a few functions of Rhai's standard library run
 //! inline, computed as Rhai computes them. Everything else (the rest of the standard library,
-//! operators on other kinds of values, every error message) goes through Rhai itself, so the
-//! semantics are Rhai's.
+//! operators on other kinds of values, indexing what is neither an array nor a map, every error
+//! message) goes through Rhai itself, so the semantics are Rhai's. A closure given to one of
+//! Rhai's functions (`list.map(|x| x + 1)`) is called back by Rhai, on its interpreter.
 //!
-//! A function uses only what the compiler covers, or it is left to Rhai: function pointers
-//! (`Fn`, `call`, `curry`), `eval`, `print`, `type_of`, a named `catch` variable, `const`, and
-//! functions that call such a function. A hook runs compiled only if its whole call tree is
-//! compiled; [`Program::fallbacks`] says which functions are not, and why (`tabula check`
-//! prints it). `tests/it/compiled.rs` plays every shipped ruleset both ways and compares the
-//! games, and runs a probe of Rhai snippets both ways.
+//! A function uses only what the compiler covers, or it is left to Rhai: calling a function
+//! pointer (`call`, `curry`, `Fn` of a computed name), `eval`, `print`, `type_of`, a named
+//! `catch` variable, `const`, Rhai's iterators `range` (stepped), `bits` and `chars`, and
+//! functions that call such a function or make a function pointer to one. A hook runs compiled
+//! only if its whole call tree is compiled; [`Program::fallbacks`] says which functions are not,
+//! and why (`tabula check` prints it). `tests/it/compiled.rs` plays every shipped ruleset both
+//! ways and compares the games, and runs a probe of Rhai snippets both ways; `tests.rs` runs
+//! snippets generated over Rhai's language and library both ways.
 //!
 //! Files: `ctx.rs` holds what a compiled call runs with (frames, limits, calls into Rhai),
 //! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
-//! `ops.rs` the operators and the standard functions computed inline.
+//! `index.rs` hands Rhai the indexing of strings, integers and other values, `ops.rs` the
+//! operators and the standard functions computed inline.
 
 mod chain;
 mod ctx;

@@ -169,6 +169,47 @@ const COMPARERS: &[&str] = &["|a, b| b - a", "|a, b| a == b", "Fn(\"compare\")",
 /// Callbacks of maps, taking a key and a value.
 const PAIRS: &[&str] = &["|k, v| v > 1", "|k| k == \"a\"", "|k, v, w| true", "Fn(\"pair_above_one\")"];
 
+/// Statements and calls on a value `a` of each kind: the functions of Rhai's library the
+/// compiler computes itself (`len`, `is_empty`, `contains`, `push`, `min`...), properties,
+/// conditions, `switch`, `??`, text, and errors caught.
+const USES: &[&str] = &[
+    "a.len()",
+    "len(a)",
+    "a.len",
+    "a.is_empty()",
+    "a.to_string()",
+    "a.contains(1)",
+    "a.contains(\"a\")",
+    "1 in a",
+    "\"a\" in a",
+    "min(a, 3)",
+    "max(3, a)",
+    "a.push(1); a",
+    "push(a, 1); a",
+    "a.truncate(1); a",
+    "a.starts_with(\"a\")",
+    "a.sub_string(1, 2)",
+    "a.keys()",
+    "a.foo",
+    "a.foo = 1; a",
+    "a.foo += 1; a",
+    "a.foo.bar",
+    "`<${a}>`",
+    "\"x\" + a",
+    "a + \"x\"",
+    "a ?? 5",
+    "if a { 1 } else { 2 }",
+    "while a { break 3; }",
+    "do { break; } while a",
+    "switch a { 7 => 1, \"abc\" => 2, 'a' => 3, () => 4, true => 5, 0..10 => 6, _ => 7 }",
+    "try { a + 1 } catch { 0 }",
+    "try { throw a; } catch { 1 }",
+    "throw a",
+    "return a",
+    "let b = a; b = 1; a",
+    "let x = { a };\nx",
+];
+
 /// Scripts running into the limits: strings, arrays and maps growing past the size limit,
 /// values nesting in themselves past the depth limit (each way a value can take in another).
 /// Each stops with Rhai's error, after little work. (Endless loops are `errors_read_the_same`'s,
@@ -281,6 +322,11 @@ fn snippets() -> Vec<String> {
     for (method, extra, forms) in MAP_CALLBACKS {
         for f in *forms {
             out.push(format!("let m = #{{ a: 1, b: 2 }};\nlet r = m.{method}({extra}{f});\n[r, m]"));
+        }
+    }
+    for a in KINDS {
+        for u in USES {
+            out.push(format!("let a = {a};\n{u}"));
         }
     }
     // Recursion to the call-depth limit, through callbacks and not.

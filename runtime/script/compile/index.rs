@@ -90,12 +90,10 @@ impl Indexers {
             return Err("internal: the indexing scripts do not compile".into());
         };
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-        engine
-            .call_fn_with_options::<Dynamic>(options, &mut Scope::new(), ast, name, args)
-            .map_err(|mut e| {
-                self.place(&mut e, places);
-                e
-            })
+        engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), ast, name, args).map_err(|mut e| {
+            self.place(&mut e, places);
+            e
+        })
     }
 
     /// Moves an error's positions from these scripts to the script being run.

@@ -10,7 +10,7 @@ use rhai::{AST, Engine, EvalAltResult, Position, Scope};
 
 use super::compile::Program;
 use super::natives::{Natives, Registry};
-use super::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS, Scripts};
+use super::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_DEPTH, MAX_OPERATIONS, Scripts, TOO_DEEP};
 use crate::diag::{Diagnostic, Error, FileId};
 use crate::rules::defs::Defs;
 
@@ -27,6 +27,25 @@ pub(super) fn new_engine() -> (Engine, Natives) {
     engine.set_max_string_size(MAX_DATA_SIZE);
     engine.set_max_array_size(MAX_DATA_SIZE);
     engine.set_max_map_size(MAX_DATA_SIZE);
+    // Rhai's interpreter copies a variable's value to use it, at a cost its operation count
+    // does not see: a value nested past `MAX_DEPTH` is refused when a variable holding it is
+    // read, so that a loop wrapping a value in itself stops within a few rounds. (Compiled
+    // scripts refuse it where it is built: `compile::ctx::over_limit`.)
+    #[allow(deprecated)] // Rhai marks `on_var` "volatile" this way.
+    engine.on_var(|name, index, context| {
+        let scope = context.scope();
+        let value = match index {
+            0 => scope.get(name),
+            // The variable's place counting from the last, which `iter_raw` gives first.
+            i => scope.iter_raw().nth(i - 1).map(|(_, _, v)| v),
+        };
+        match value {
+            Some(v) if (v.is_array() || v.is_map()) && super::nests_deeper(v, MAX_DEPTH) => {
+                Err(EvalAltResult::ErrorDataTooLarge(TOO_DEEP.to_string(), Position::NONE).into())
+            }
+            _ => Ok(None),
+        }
+    });
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
     let mut registry = Registry { engine: &mut engine, natives: &mut natives };
@@ -162,6 +181,9 @@ impl Scripts {
             }
             EvalAltResult::ErrorStackOverflow(_) => {
                 format!("script functions called each other more than {MAX_CALL_LEVELS} deep (an endless recursion?)")
+            }
+            EvalAltResult::ErrorDataTooLarge(what, _) if what == TOO_DEEP => {
+                format!("a script value grew too large: arrays and maps nested more than {MAX_DEPTH} deep")
             }
             EvalAltResult::ErrorDataTooLarge(what, _) => {
                 format!("a script value grew too large: {} above {MAX_DATA_SIZE}", what.to_lowercase())

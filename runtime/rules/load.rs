@@ -37,6 +37,17 @@ pub fn ruleset_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// The folder a ruleset name finds from any working folder: under `$TABULA_RULESETS` or the
+/// source tree's `rulesets/`, not a path nor `./rulesets` (which depend on where one stands).
+/// A log of a ruleset found so replays anywhere by its name alone.
+pub fn find_ruleset_anywhere(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("TABULA_RULESETS")
+        .map(|env| std::env::split_paths(&env).filter(|d| d.is_absolute()).collect())
+        .unwrap_or_default();
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets"));
+    dirs.into_iter().map(|d| d.join(name)).find(|d| d.join("game.toml").is_file())
+}
+
 /// Finds a ruleset folder: a path to a folder with `game.toml`, or a name under a ruleset dir.
 pub fn find_ruleset(name_or_path: &str) -> Result<PathBuf, Error> {
     let direct = PathBuf::from(name_or_path);

@@ -61,7 +61,7 @@ pub struct RulesetArgs {
     /// A ruleset name (see `tabula list`) or a path to a ruleset folder.
     pub ruleset: String,
     /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
-    /// your own (`./more-gems.toml`, with an optional `more-gems.rhai` beside it); may be
+    /// your own (`./my-variant.toml`, with an optional `my-variant.rhai` beside it); may be
     /// repeated, applied in order.
     #[arg(long = "variant", value_name = "VARIANT")]
     pub variants: Vec<String>,
@@ -91,7 +91,7 @@ enum Command {
         /// A ruleset name or path (not needed with --resume: the log names its rules).
         ruleset: Option<String>,
         /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
-        /// your own (`./more-gems.toml`); may be repeated.
+        /// your own (`./my-variant.toml`); may be repeated.
         #[arg(long = "variant", value_name = "VARIANT")]
         variants: Vec<String>,
         /// Override a parameter of [params]; may be repeated.

@@ -20,7 +20,7 @@ pub struct SweepArgs {
     /// A ruleset name (see `tabula list`) or a path to a ruleset folder.
     ruleset: String,
     /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
-    /// your own (`./more-gems.toml`, with an optional `more-gems.rhai` beside it); may be
+    /// your own (`./my-variant.toml`, with an optional `my-variant.rhai` beside it); may be
     /// repeated, applied in order.
     #[arg(long = "variant", value_name = "VARIANT")]
     variants: Vec<String>,

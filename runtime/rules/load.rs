@@ -181,7 +181,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         Err(d) => return Err(Error::Ruleset(vec![*d], Box::default()).with_sources(sources)),
     }
     // A variant is a name from the ruleset's `variants/`, or a path to an overlay file of one's
-    // own (`./more-gems.toml`), kept absolute so that logs that name it replay from anywhere.
+    // own (`./my-variant.toml`), kept absolute so that logs that name it replay from anywhere.
     let variants: Vec<String> = options
         .variants
         .iter()

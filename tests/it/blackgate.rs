@@ -331,9 +331,9 @@ fn cafeteria_position(beaten: bool) -> Game {
     let beating = if beaten { "blue: play beat_up\nblue: target red\nred: after_beating keep\n" } else { "" };
     let text = format!(
         "[ruleset \"blackgate\"]\n[players 3]\n[seats \"red blue green\"]\n{SETUP}\n\
-         red: cautious cafeteria\nred: michel leave\n{beating}blue: end_turn\nblue: michel leave\n\
+         red: cautious cafeteria\nred: end_turn\nred: michel leave\n{beating}blue: end_turn\nblue: michel leave\n\
          green: end_turn\ngreen: michel leave\n\
-         red: search\nred: steal\nred: michel leave\nblue: end_turn\nblue: michel leave\n\
+         red: search\nred: steal\nred: end_turn\nred: michel leave\nblue: end_turn\nblue: michel leave\n\
          green: end_turn\ngreen: michel leave\n"
     );
     let rules = blackgate(None);
@@ -436,8 +436,14 @@ fn joining_a_gang_of_any_accessories_lets_the_player_choose_them() {
         &format!("{head}red: join triad\nred: pay triad chain\nred: pay triad tattoo\nred: pay triad bandana\n"),
         None,
     );
-    // The join is over: the turn's two actions are spent, the end of the turn asks about Michel(le).
-    assert_offered(&game, 0, &["red: michel roll", "red: michel leave"]);
+    // The join is over: the turn's two actions are spent; red's Background card (background_1,
+    // revealed during its owner's turn) is still hidden, so red may still reveal it before the
+    // end of the turn, or end it.
+    assert!(game.prompt().is_none());
+    assert_eq!(
+        game.legal_actions(0).expect("legal"),
+        ["red: reveal", "red: end_turn"].map(|l| game.parse_action(l).expect(l))
+    );
     assert_eq!(zone_of(&game, "triad_1"), "gang.red");
     assert_eq!(zone_of(&game, "cap_1"), "hand.red", "the accessory not chosen stays in hand");
     for given in ["chain_1", "tattoo_1", "bandana_1"] {
@@ -464,9 +470,9 @@ fn a_prisoner_beaten_by_michel_chooses_the_shown_tool_to_discard() {
     let setup = setup_with(&["wood_1", "metal_1", "metal_2"], &["michel_card_12"]);
     let head = format!(
         "[ruleset \"blackgate\"]\n[players 3]\n[seats \"red blue green\"]\n{setup}\n\
-         red: cautious cafeteria\nred: michel leave\nblue: end_turn\nblue: michel leave\n\
+         red: cautious cafeteria\nred: end_turn\nred: michel leave\nblue: end_turn\nblue: michel leave\n\
          green: end_turn\ngreen: michel leave\n\
-         red: craft pickaxe\nred: steal\nred: michel roll\n* roll die 1\nred: michel_go cafeteria\n\
+         red: craft pickaxe\nred: steal\nred: end_turn\nred: michel roll\n* roll die 1\nred: michel_go cafeteria\n\
          red: answer_michel fight\nred: fight stop\n"
     );
     let lost = replayed(&head, None);

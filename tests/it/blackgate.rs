@@ -511,3 +511,28 @@ fn the_winner_of_a_team_combat_chooses_whether_to_take_a_helpers_card() {
     let taken = replayed(&text, Some("team"));
     assert_eq!(zone_of(&taken, "tattoo_1"), "hand.red");
 }
+
+/// Team mode, "EXTORT": "During any combat, any players can help a teammate ... by playing a
+/// Weapon card in place of this teammate. However, at the end of the combat, all players having
+/// helped the loser must take a Beating too": Michel(le)'s combat included. In the example log,
+/// red, extorted by Michel(le) without a weapon, is asked nothing but `stop`, and green, its
+/// teammate on the place, is asked to play in its place; when green stops helping, red loses,
+/// and green, who helped once, is beaten too.
+#[test]
+fn a_teammate_helps_against_michel_and_shares_the_beating() {
+    let text = std::fs::read_to_string("examples/logs/blackgate/team-michel.log").expect("the example log");
+    let at = text.find("green: help shiv\n").expect("green helps red");
+    let asked = replayed(&text[..at], Some("team"));
+    assert_offered(&asked, 2, &["green: help shiv", "green: help club", "green: help stop"]);
+    // The log goes on with green's two weapons and red's win.
+    let won = replayed(&text, Some("team"));
+    assert_eq!(counter(&won, "beatings.red"), 0);
+    assert_eq!(counter(&won, "beatings.green"), 1, "green's own lost combat only");
+    // Had green stopped at the second knife, red would have lost: a card of red's at random (no
+    // shovel, the tool shown), a beating for red and one for green, who helped.
+    let second = text.find("green: help club\n").expect("green's second weapon");
+    let lost = replayed(&format!("{}green: help stop\n* pick hand.red wood_1\n", &text[..second]), Some("team"));
+    assert_eq!(zone_of(&lost, "wood_1"), "search_discard");
+    assert_eq!(counter(&lost, "beatings.red"), 1);
+    assert_eq!(counter(&lost, "beatings.green"), 2);
+}

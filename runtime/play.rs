@@ -201,7 +201,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 impl Table {
     /// A new game.
     pub fn new(rules: Rc<Rules>, seed: u64, players: Option<u8>) -> Result<Table, Error> {
-        let players = players.unwrap_or(rules.players.0);
+        let players = players.unwrap_or(rules.usual_players);
         let game = Game::recorded(rules, players, seed)?;
         Ok(Table { game, seed, recorded_kinds: None, log: None })
     }

@@ -27,7 +27,7 @@ pub struct SimOptions {
     pub games: u64,
     /// The seed of the run.
     pub seed: u64,
-    /// Player count (default: the ruleset's smallest).
+    /// Player count (default: the ruleset's `usual_players`, else its smallest).
     pub players: Option<u8>,
     /// Decisions after which a game is stopped (a safety bound: such games are reported as
     /// `stopped`, and `tabula check` calls the ruleset unsound).
@@ -567,7 +567,7 @@ fn play_games(
     indices: impl Iterator<Item = u64>,
     progress: &mut dyn FnMut(&GameRecord),
 ) -> Result<(Tally, Vec<GameRecord>), (u64, Error)> {
-    let players = options.players.unwrap_or(rules.players.0);
+    let players = options.players.unwrap_or(rules.usual_players);
     let kinds = seat_kinds(rules, options, players).map_err(|e| (0, e))?;
     if let Some(dir) = &options.log_dir {
         std::fs::create_dir_all(dir).map_err(|source| (0, Error::Io { path: dir.clone(), source }))?;
@@ -587,7 +587,7 @@ fn play_games(
 
 /// Plays game `i` of a run (and writes its log if the run keeps logs).
 fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) -> Result<GameRecord, Error> {
-    let players = options.players.unwrap_or(rules.players.0);
+    let players = options.players.unwrap_or(rules.usual_players);
     let game_seed = Rng::derive_seed(options.seed, i);
     let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
     let mut game = start_game(rules.clone(), players, game_seed).map_err(|e| match e {
@@ -640,7 +640,7 @@ fn report(
     records: Vec<GameRecord>,
     seconds: f64,
 ) -> Result<SimReport, Error> {
-    let players = options.players.unwrap_or(rules.players.0);
+    let players = options.players.unwrap_or(rules.usual_players);
     let kinds = seat_kinds(rules, options, players)?;
     for name in &options.record {
         if rules.counter(name).is_none() {

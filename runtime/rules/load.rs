@@ -354,6 +354,7 @@ impl Merged {
             g.about = game.about.or(g.about.take());
             g.players = game.players.or(g.players.take());
             g.excluded_players = game.excluded_players.or(g.excluded_players.take());
+            g.usual_players = game.usual_players.or(g.usual_players.take());
             g.scripts = game.scripts.or(g.scripts.take());
             g.start = game.start.or(g.start.take());
             g.pace = game.pace.or(g.pace.take());
@@ -652,6 +653,21 @@ impl Loader<'_> {
                 self.push(d);
             }
             self.defs.excluded_players = excluded.value.clone();
+        }
+        let (lo, hi) = self.defs.players;
+        let allowed: Vec<u8> = (lo..=hi).filter(|n| !self.defs.excluded_players.contains(n)).collect();
+        self.defs.usual_players = allowed.first().copied().unwrap_or(lo);
+        if let Some(usual) = &m.game.usual_players {
+            if allowed.contains(&usual.value) {
+                self.defs.usual_players = usual.value;
+            } else {
+                let counts: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
+                let d = self
+                    .err(gf, usual.span.clone(), "the usual player count is not one the game allows")
+                    .expected(format!("one of {}", counts.join(", ")))
+                    .found(usual.value.to_string());
+                self.push(d);
+            }
         }
 
         for (i, (name, (file, o))) in m.outcomes.iter().enumerate() {

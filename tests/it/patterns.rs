@@ -37,3 +37,12 @@ fn rolling_and_playing_a_card_are_options_of_one_decision_and_the_cards_are_ones
     game.apply(&game.parse_action("red: advance red_sprint_1").unwrap()).unwrap();
     assert_eq!(game.outcome(), Some("red"));
 }
+
+#[test]
+fn check_counts_in_words_and_says_when_every_function_is_compiled() {
+    let (ok, out, err) = crate::common::tabula(&["check", FIXTURE], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("(4 zones, 5 pieces, 2 phases, 1 action, 1 script hook;"), "{out}");
+    assert!(out.contains("scripts: 1 function, all compiled"), "{out}");
+    assert!(!out.contains("interpreter"), "{out}");
+}

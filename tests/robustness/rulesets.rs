@@ -405,6 +405,12 @@ mod game_toml {
         refused(case, "game.toml:12:28", "the word `dark red` cannot be written in a log");
     }
 
+    /// The usual player count, played when none is asked for, must be one the game allows.
+    #[test]
+    fn a_usual_player_count_the_game_excludes_is_refused() {
+        refused("toml-usual-players-excluded", "game.toml:6:17", "the usual player count is not one the game allows");
+    }
+
     /// A set is written as its pieces to the end of a log line: only the last parameter may be
     /// one, and only pieces make one.
     #[test]

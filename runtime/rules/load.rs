@@ -153,7 +153,14 @@ fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Box<Diagnos
         let expected = expected.or(missing);
         let found =
             if what.starts_with("missing field") { None } else { what.split('`').nth(1).map(|k| format!("`{k}`")) };
-        let mut d = Diagnostic::new(what).at(file, span);
+        // "did you mean `capacity`?" when the unknown key is a likely typo of one of the keys.
+        let hint = match (what.strip_prefix("unknown field ").and_then(|w| w.split('`').nth(1)), &expected) {
+            (Some(key), Some(keys)) => {
+                crate::diag::did_you_mean(key, keys.split(", ").map(|k| k.trim_matches('`')).filter(|k| !k.is_empty()))
+            }
+            _ => String::new(),
+        };
+        let mut d = Diagnostic::new(format!("{what}{hint}")).at(file, span);
         if let Some(expected) = expected {
             d = d.expected(expected);
         }
@@ -999,7 +1006,7 @@ impl Loader<'_> {
                 let d = self
                     .err(file, span.clone(), format!("bad value for property `{prop}`"))
                     .expected(expected)
-                    .found(format!("{v:?}"));
+                    .found(super::params::show_value(v));
                 self.push(d);
                 0
             }

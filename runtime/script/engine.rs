@@ -113,9 +113,18 @@ impl Scripts {
                 let similar: Vec<String> = functions
                     .iter()
                     .filter(|(n, _)| *n == h.name)
-                    .map(|(n, a)| format!("{n} with {a} argument(s)"))
+                    .map(|(n, a)| format!("{n} with {}", crate::diag::counted(*a, "argument")))
                     .collect();
-                let mut d = Diagnostic::new(format!("no script function `{}` taking {} argument(s)", h.name, h.arity))
+                let hint = if similar.is_empty() {
+                    crate::diag::did_you_mean(
+                        &h.name,
+                        functions.iter().filter(|(_, a)| *a == h.arity).map(|(n, _)| n.as_str()),
+                    )
+                } else {
+                    String::new()
+                };
+                let arguments = crate::diag::counted(h.arity, "argument");
+                let mut d = Diagnostic::new(format!("no script function `{}` taking {arguments}{hint}", h.name))
                     .at(h.file, h.span.clone())
                     .expected(format!(
                         "fn {}({}) in one of the ruleset's scripts",

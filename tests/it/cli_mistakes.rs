@@ -272,3 +272,36 @@ fn a_variant_overlay_of_ones_own_is_applied_and_logged_by_its_path() {
     let (ok, _, err) = run(&["sim", ruleset, "--variant", "./nothing.toml", "--games", "1"], &dir);
     assert!(!ok && err.contains("no such overlay file"), "{err}");
 }
+
+#[test]
+fn a_mistyped_name_in_a_log_gets_the_likely_name_and_the_names_it_could_be() {
+    let dir = scratch("typo");
+    let log = altered_log(&dir, "exile: assign angela tunnel", "exile: assign angla tunnel");
+    let (ok, _, err) = tabula(&["replay", &log], "");
+    assert!(!ok);
+    assert!(err.contains(":22:"), "{err}");
+    assert!(
+        err.contains("`angla` is not a valid member for assign (did you mean `angela`?); member is one of angela, bruno, carl, dan, erika, fine"),
+        "{err}"
+    );
+    let log = altered_log(&dir, "exile: assign angela tunnel", "exile: assign angela tunel");
+    let (ok, _, err) = tabula(&["replay", &log], "");
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "`tunel` is not a valid area for assign (did you mean `tunnel`?); area is one of tunnel, funding, city"
+        ),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_mistyped_seat_or_agent_for_play_gets_the_likely_name() {
+    let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "exil=human"], "");
+    assert!(!ok);
+    assert!(err.contains("--seat exil: no such seat (did you mean `exile`?); expected one of exile, police"), "{err}");
+    let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "exile=humn"], "");
+    assert!(!ok);
+    assert!(err.contains("no such agent (did you mean `human`?)"), "{err}");
+}

@@ -411,6 +411,13 @@ mod game_toml {
         refused("toml-usual-players-excluded", "game.toml:6:17", "the usual player count is not one the game allows");
     }
 
+    /// A bad property value is shown as TOML writes it, not as Rust's debug text (`Int(9)`).
+    #[test]
+    fn a_bad_property_value_is_shown_as_written() {
+        refused("toml-property-value-out-of-range", "game.toml:13:62", "found 9");
+        refused("toml-property-value-out-of-range", "game.toml:14:61", "found \"high\"");
+    }
+
     /// A set is written as its pieces to the end of a log line: only the last parameter may be
     /// one, and only pieces make one.
     #[test]
@@ -443,7 +450,7 @@ mod game_toml {
 
     #[test]
     fn a_hook_no_script_defines_is_named() {
-        refused("toml-missing-hook", "game.toml:12:12", "no script function `begin` taking 1 argument(s)");
+        refused("toml-missing-hook", "game.toml:12:12", "no script function `begin` taking 1 argument");
     }
 
     #[test]

@@ -197,12 +197,14 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
             _ => v.clone(),
         })
         .collect();
+    // Errors name the ruleset as people call it (`temple`), not by the folder's absolute path.
+    let ruleset_name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
     for variant in &variants {
         let path = variant_file(dir, variant, "toml");
         if variant_is_a_path(variant) && !path.is_file() {
             return Err(Error::NoVariant {
                 variant: variant.clone(),
-                ruleset: dir.display().to_string(),
+                ruleset: ruleset_name.clone(),
                 reason: ": no such overlay file (a variant is a name from the ruleset's variants/ or a path to a .toml file)".into(),
             });
         }
@@ -210,7 +212,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
             let known = list_variants(dir);
             return Err(Error::NoVariant {
                 variant: variant.clone(),
-                ruleset: dir.display().to_string(),
+                ruleset: ruleset_name.clone(),
                 reason: format!(
                     "{}: expected one of {}",
                     crate::diag::did_you_mean(variant, known.iter().map(String::as_str)),

@@ -172,7 +172,8 @@ fn arguments_that_make_no_sense_are_refused() {
     assert!(err.contains("no ruleset `templ` (did you mean `temple`?)"), "{err}");
     let (ok, _, err) = tabula(&["sim", "temple", "--variant", "expert"], "");
     assert!(!ok);
-    assert!(err.contains("(did you mean `experts`?)"), "{err}");
+    assert!(err.contains("no variant `expert` in temple (did you mean `experts`?)"), "{err}");
+    assert_eq!(err.matches("no variant").count(), 1, "said once: {err}");
 }
 
 #[test]
@@ -304,4 +305,21 @@ fn a_mistyped_seat_or_agent_for_play_gets_the_likely_name() {
     let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "exile=humn"], "");
     assert!(!ok);
     assert!(err.contains("no such agent (did you mean `human`?)"), "{err}");
+}
+
+#[test]
+fn a_failing_game_of_a_run_comes_with_the_command_that_plays_it_again() {
+    let ruleset = "tests/corpus/rulesets/script-endless-loop";
+    let (ok, _, err) = tabula(&["sim", ruleset, "--games", "3", "--seed", "7"], "");
+    assert!(!ok);
+    let folder = std::fs::canonicalize(ruleset).unwrap();
+    let command = format!("tabula sim {} --seed 7 --games 1 --players 1", folder.display());
+    assert!(err.contains(&format!("to play it again: {command}")), "{err}");
+    // The command does play the same failing game.
+    let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let (ok, _, again) = tabula(&words, "");
+    assert!(!ok);
+    assert!(again.contains("in game 0 of the run") || again.contains("game 0 of the run"), "{again}");
+    let seeded = |text: &str| text.lines().find(|l| l.contains("seeded")).map(str::to_string);
+    assert_eq!(seeded(&err), seeded(&again), "the same game");
 }

@@ -16,9 +16,13 @@ pub const STOPPED: &str = "stopped";
 /// One game of a run, as `--csv` and `--jsonl` write it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
-    /// The game's index in the run (0-based).
+    /// The game's index in the run (0-based): `game`, as the CSV's column is named.
+    #[serde(rename = "game")]
     pub index: u64,
     /// The game's seed: `tabula sim --games 1 --seed` does not give it back, a log does.
+    /// Written as a string of digits: seeds go up to 2^64, past what a JavaScript number or a
+    /// pandas int64 column holds exactly.
+    #[serde(with = "seed_text")]
     pub seed: u64,
     /// How it ended: an outcome of the ruleset, or `stopped` (the simulator's bound).
     pub outcome: String,
@@ -212,6 +216,28 @@ impl Tally {
             decisions: spread(&self.decisions, 1.0).unwrap_or_default(),
             rounds: spread(&self.rounds, 1.0),
             game_seconds: spread(&self.clock_ms, 0.001),
+        }
+    }
+}
+
+/// A 64-bit seed as a JSON string of digits (read back from a string or a number).
+mod seed_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&seed.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Seed {
+            Number(u64),
+            Text(String),
+        }
+        match Seed::deserialize(d)? {
+            Seed::Number(n) => Ok(n),
+            Seed::Text(t) => t.parse().map_err(serde::de::Error::custom),
         }
     }
 }

@@ -132,11 +132,15 @@ pub fn run(args: &SimArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes a whole file, naming it in the error.
+/// Writes a whole file, naming it in the error. A reader that goes away (`--jsonl /dev/stdout |
+/// head`) ends the writing quietly, as it ends printed output.
 pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let mut file = std::fs::File::create(path).map_err(io)?;
-    file.write_all(text.as_bytes()).map_err(io)
+    match file.write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(io),
+    }
 }
 
 /// A progress bar on stderr, hidden when the output is JSON or stderr is not a terminal.

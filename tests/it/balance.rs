@@ -118,6 +118,14 @@ fn csv_and_jsonl_have_a_row_per_game() {
         .map(|l| serde_json::from_str(l).expect("row"))
         .collect();
     assert_eq!(rows.len(), 57);
+    // The same names in both files; seeds as strings of digits, for they pass 2^63 (game 0's
+    // is 16294208416658607535), beyond JavaScript's numbers and pandas' int64.
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["game"], i as u64, "{row}");
+        let csv_seed = lines[i + 1].split(',').nth(1).unwrap();
+        assert_eq!(row["seed"].as_str(), Some(csv_seed), "{row}");
+    }
+    assert!(rows.iter().any(|r| r["seed"].as_str().unwrap().parse::<u64>().unwrap() > 1 << 63));
     assert_eq!(rows[3]["counters"]["tunnel"].to_string(), lines[4].split(',').nth(9).unwrap());
     let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "1", "--record", "mony"], "");
     assert!(!ok);

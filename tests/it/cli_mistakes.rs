@@ -323,3 +323,19 @@ fn a_failing_game_of_a_run_comes_with_the_command_that_plays_it_again() {
     let seeded = |text: &str| text.lines().find(|l| l.contains("seeded")).map(str::to_string);
     assert_eq!(seeded(&err), seeded(&again), "the same game");
 }
+
+#[test]
+fn rows_written_to_a_pipe_whose_reader_goes_away_end_quietly() {
+    // `tabula sim ... --jsonl /dev/stdout | head -1`: the reader leaves after one row.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["sim", "east-berlin", "--games", "400", "--jsonl", "/dev/stdout"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("Broken pipe") && !err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "exit status {:?}: {err}", out.status);
+}

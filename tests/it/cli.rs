@@ -56,7 +56,7 @@ fn two_humans_at_one_screen_hand_it_over_between_turns() {
 fn play_refuses_an_unknown_seat() {
     let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "spy=human"], "");
     assert!(!ok);
-    assert!(err.contains("--seat spy: expected one of exile, police"), "{err}");
+    assert!(err.contains("--seat spy: no such seat; expected one of exile, police"), "{err}");
 }
 
 #[test]
@@ -87,7 +87,12 @@ fn sim_summary_is_readable() {
 fn list_shows_the_shipped_rulesets() {
     let (ok, out, _) = tabula(&["list"], "");
     assert!(ok);
-    assert!(out.contains("east-berlin") && out.contains("Escape from East Berlin (2-2 players)"), "{out}");
+    assert!(
+        out.contains("east-berlin")
+            && out.contains("Escape from East Berlin (2 players)")
+            && out.contains("Escape Plan (1-5 players)"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -133,15 +133,19 @@ enum Command {
     /// Play a grid of parameter values (`--set goal=8..12 --set cost=4,5,6`), the same seeds in
     /// every cell, and tabulate (and with --out, plot) the balance of each cell.
     Sweep(sweep_cmd::SweepArgs),
-    /// Replay game logs: print the final state (or a seat's view, or a seat's copy of the log),
-    /// and report the first line that does not fit the rules. Exits non-zero if one does not.
+    /// Replay game logs: print how the game ended (or the whole final state, or a seat's view,
+    /// or a seat's copy of the log), and report the first line that does not fit the rules.
+    /// Exits non-zero if one does not.
     Replay {
         /// The log file(s). With several, one line per log and a summary.
         #[arg(required = true)]
         logs: Vec<PathBuf>,
-        /// Show what this seat knew at the end instead of the whole state.
+        /// Show what this seat knew at the end instead of a summary.
         #[arg(long, value_name = "SEAT")]
         view: Option<String>,
+        /// Print the whole final state (every zone, piece and property) instead of a summary.
+        #[arg(long, conflicts_with = "view")]
+        state: bool,
         /// Stop after line K of the log.
         #[arg(long, value_name = "K")]
         until: Option<usize>,
@@ -325,14 +329,14 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { logs, view, until, seat_log, ruleset, watch } => {
-            if logs.len() > 1 && (view.is_some() || until.is_some() || seat_log.is_some() || watch) {
+        Command::Replay { logs, view, state, until, seat_log, ruleset, watch } => {
+            if logs.len() > 1 && (view.is_some() || state || until.is_some() || seat_log.is_some() || watch) {
                 return Err(Error::Input(
-                    "--view, --until, --seat-log and --watch show one log: give one log (several logs are checked, a line each)"
+                    "--view, --state, --until, --seat-log and --watch show one log: give one log (several logs are checked, a line each)"
                         .into(),
                 ));
             }
-            let show = replay_cmd::Show { view, until, seat_log, ruleset };
+            let show = replay_cmd::Show { view, state, until, seat_log, ruleset };
             if watch {
                 return replay_cmd::watch(&logs[0], &show);
             }

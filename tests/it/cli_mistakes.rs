@@ -163,7 +163,7 @@ fn arguments_that_make_no_sense_are_refused() {
     let log = "examples/logs/east-berlin/checkpoint-paid.log";
     let (ok, _, err) = tabula(&["replay", log, log, "--view", "police"], "");
     assert!(!ok, "--view was ignored");
-    assert!(err.contains("--view, --until, --seat-log and --watch show one log"), "{err}");
+    assert!(err.contains("--view, --state, --until, --seat-log and --watch show one log"), "{err}");
     let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "0"], "");
     assert!(!ok);
     assert!(err.contains("0 is not in 1.."), "{err}");

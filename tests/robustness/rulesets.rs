@@ -114,6 +114,15 @@ mod scripts {
     }
 
     #[test]
+    fn a_line_said_to_an_unknown_seat_is_refused_with_the_likely_seat() {
+        refused_both_ways(
+            "script-say-unknown-seat",
+            "rules.rhai:3:",
+            "say: no seat named `sollo` (did you mean `solo`?)",
+        );
+    }
+
+    #[test]
     fn endless_recursion_is_stopped_by_the_call_depth_limit() {
         refused(
             "script-endless-recursion",

@@ -241,14 +241,16 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
             entry.1.value = value;
         }
     }
-    super::params::check_ranges(&merged.params, &ranges, &mut diags);
+    let resolved = super::params::resolve_ranges(&merged.params, &ranges, &mut diags);
+    super::params::check_overridden_ranges(&merged.params, &resolved, &ranges, &options.overrides)?;
+    super::params::check_ranges(&merged.params, &resolved, &ranges, &options.overrides, &mut diags);
     let param_info = merged
         .params
         .iter()
         .map(|(name, (file, located))| super::params::ParamInfo {
             name: name.clone(),
             value: located.value.clone(),
-            range: ranges.get(name).copied(),
+            range: resolved.get(name).copied(),
             comment: super::params::comment_at(&sources, *file, &located.span),
             file: *file,
             overridden: options.overrides.iter().any(|(n, _)| n == name),

@@ -339,3 +339,28 @@ fn rows_written_to_a_pipe_whose_reader_goes_away_end_quietly() {
     assert!(!err.contains("Broken pipe") && !err.contains("panicked"), "{err}");
     assert!(out.status.success(), "exit status {:?}: {err}", out.status);
 }
+
+#[test]
+fn every_integer_parameter_of_a_shipped_ruleset_declares_its_range() {
+    // A value --set outside what makes sense is refused instead of played silently.
+    use tabula::rules::ParamValue;
+    let mut unranged = Vec::new();
+    for ruleset in ["east-berlin", "blackgate", "escape-plan", "colditz", "temple"] {
+        let rules = tabula::load(ruleset, &tabula::LoadOptions::default()).expect("loads");
+        for p in &rules.param_info {
+            let integers = match &p.value {
+                ParamValue::Int(_) => true,
+                ParamValue::List(items) => !items.is_empty() && items.iter().all(|i| matches!(i, ParamValue::Int(_))),
+                _ => false,
+            };
+            if integers && p.range.is_none() {
+                unranged.push(format!("{ruleset}: {}", p.name));
+            }
+        }
+    }
+    assert!(unranged.is_empty(), "parameters without a range:\n{}", unranged.join("\n"));
+    // East Berlin's checkpoint lies on the tunnel, however long it is made.
+    let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "1", "--set", "checkpoint_1_at=50"], "");
+    assert!(!ok);
+    assert!(err.contains("50 is outside the range of `checkpoint_1_at`, 0 to 10 (tunnel_length)"), "{err}");
+}

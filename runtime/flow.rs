@@ -1105,8 +1105,8 @@ impl Game {
 }
 
 /// The error for a word that is no value of a parameter's domain, as a person reads it: what it
-/// is not, the likely name it mistypes, and the names the domain holds (`` `tunel` is not a
-/// valid area for assign (did you mean `tunnel`?); an area is one of tunnel, funding, city ``).
+/// is not, the likely name it mistypes, and the names the domain holds (`` `tabel` is not a
+/// valid area for place (did you mean `table`?); area is one of table, hand ``).
 fn not_in_domain(defs: &Rules, seat: SeatId, action: &str, param: &str, domain: &Domain, word: &str) -> Error {
     let names = domain_names(defs, seat, domain);
     let hint = crate::diag::did_you_mean(word, names.iter().map(String::as_str));

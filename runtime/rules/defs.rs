@@ -602,9 +602,9 @@ impl Defs {
     /// Whether an outcome can end a game of `players` players. An outcome without winners (a
     /// draw, a loss) always can. An outcome with winners needs at least one of them in play,
     /// and is not possible when the winners in play are exactly those of another outcome whose
-    /// winners are all in play: at 2 players, Colditz's `american_british` would be won by the
-    /// Americans alone, which is the outcome `american`. A cooperative win of every seat stays
-    /// possible at every count.
+    /// winners are all in play: at 2 players, a joint win `red_green` would be won by red
+    /// alone, which is the outcome `red`. A cooperative win of every seat stays possible at
+    /// every count.
     pub fn outcome_possible(&self, outcome: u16, players: u8) -> bool {
         let Some(def) = self.outcomes.get(outcome as usize) else { return false };
         if def.winners.is_empty() {

@@ -197,7 +197,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
             _ => v.clone(),
         })
         .collect();
-    // Errors name the ruleset as people call it (`temple`), not by the folder's absolute path.
+    // Errors name the ruleset as people call it (`my-game`), not by the folder's absolute path.
     let ruleset_name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
     for variant in &variants {
         let path = variant_file(dir, variant, "toml");

@@ -31,7 +31,7 @@ pub struct ParamInfo {
 pub(super) type MergedParams = IndexMap<String, (FileId, Located<ParamValue>)>;
 
 /// One end of a declared range: a number, or the name of an integer parameter whose value (after
-/// variants and `--set`) it is (`checkpoint_at = { value = 4, range = [1, "tunnel_length"] }`).
+/// variants and `--set`) it is (`bonus_at = { value = 4, range = [1, "track_length"] }`).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum End {
     /// This number.
@@ -171,7 +171,7 @@ fn outside(value: &ParamValue, (lo, hi): (i64, i64)) -> Option<i64> {
     }
 }
 
-/// The range, in words, with the parameters its ends name: `1 to 10 (tunnel_length)`.
+/// The range, in words, with the parameters its ends name: `1 to 10 (track_length)`.
 pub(super) fn range_text(name: &str, (lo, hi): (i64, i64), declared: &DeclaredRanges) -> String {
     let named: Vec<&str> = declared
         .get(name)
@@ -437,25 +437,25 @@ mod tests {
 
     #[test]
     fn a_range_may_end_at_another_parameter_as_overridden() {
-        let p = params(&[("length", ParamValue::Int(10)), ("checkpoint", ParamValue::Int(4))]);
+        let p = params(&[("length", ParamValue::Int(10)), ("bonus", ParamValue::Int(4))]);
         let declared: DeclaredRanges =
-            [("checkpoint".to_string(), ([End::Int(1), End::Param("length".into())], 0, 0..0))].into_iter().collect();
+            [("bonus".to_string(), ([End::Int(1), End::Param("length".into())], 0, 0..0))].into_iter().collect();
         let mut diags = Vec::new();
-        assert_eq!(resolve_ranges(&p, &declared, &mut diags).get("checkpoint"), Some(&(1, 10)));
+        assert_eq!(resolve_ranges(&p, &declared, &mut diags).get("bonus"), Some(&(1, 10)));
         // 50 passes the argument's own check, and is refused once the length is known.
         let mut p = p;
-        p["checkpoint"].1.value = check_override(&p, &declared, "checkpoint", "50").unwrap();
+        p["bonus"].1.value = check_override(&p, &declared, "bonus", "50").unwrap();
         let resolved = resolve_ranges(&p, &declared, &mut diags);
-        let overrides = [("checkpoint".to_string(), "50".to_string())];
+        let overrides = [("bonus".to_string(), "50".to_string())];
         let err = check_overridden_ranges(&p, &resolved, &declared, &overrides).unwrap_err().to_string();
-        assert!(err.contains("50 is outside the range of `checkpoint`, 1 to 10 (length)"), "{err}");
-        // A longer tunnel makes room for it.
+        assert!(err.contains("50 is outside the range of `bonus`, 1 to 10 (length)"), "{err}");
+        // A longer track makes room for it.
         p["length"].1.value = ParamValue::Int(60);
         let resolved = resolve_ranges(&p, &declared, &mut diags);
         assert!(check_overridden_ranges(&p, &resolved, &declared, &overrides).is_ok());
         // An end naming nothing is reported.
         let wrong: DeclaredRanges =
-            [("checkpoint".to_string(), ([End::Int(1), End::Param("lenght".into())], 0, 0..0))].into_iter().collect();
+            [("bonus".to_string(), ([End::Int(1), End::Param("lenght".into())], 0, 0..0))].into_iter().collect();
         resolve_ranges(&p, &wrong, &mut diags);
         assert!(
             diags.iter().any(|d| d.message.contains("which is no parameter (did you mean `length`?)")),

@@ -28,11 +28,11 @@ pub fn header_for(rules: &Rules, players: u8, seed: Option<u64>) -> Vec<Tag> {
 }
 
 /// The `[ruleset_path]` tag of a log file written for a ruleset that its name does not find
-/// (one's own, in a folder of one's own): its folder, absolute, so that the log replays from
-/// anywhere on this machine. Files written by `play --log` and `sim --log` carry it after the
+/// from any working folder (one's own, in a folder of one's own, even the current one): its
+/// folder, absolute, so that the log replays from anywhere on this machine. Files written by `play --log` and `sim --log` carry it after the
 /// `[ruleset]` tag; logs made in memory do not (a path is no part of the game).
 pub fn ruleset_path_tag(rules: &Rules) -> Option<Tag> {
-    let by_name = crate::rules::load::find_ruleset(&rules.id).ok().and_then(|d| d.canonicalize().ok());
+    let by_name = crate::rules::load::find_ruleset_anywhere(&rules.id).and_then(|d| d.canonicalize().ok());
     let folder = rules.dir.canonicalize().ok()?;
     (by_name.as_ref() != Some(&folder)).then(|| Tag {
         name: "ruleset_path".into(),

@@ -37,6 +37,32 @@ pub fn ruleset_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// Whether a variant is given as a path to an overlay file rather than by name.
+fn variant_is_a_path(variant: &str) -> bool {
+    variant.ends_with(".toml") || variant.contains(std::path::MAIN_SEPARATOR) || variant.contains('/')
+}
+
+/// A variant's overlay (`toml`) or script (`rhai`) file: `variants/<name>.<ext>` in the ruleset,
+/// or the path given with its extension.
+fn variant_file(dir: &Path, variant: &str, ext: &str) -> PathBuf {
+    if variant_is_a_path(variant) {
+        Path::new(variant).with_extension(ext)
+    } else {
+        dir.join("variants").join(format!("{variant}.{ext}"))
+    }
+}
+
+/// The folder a ruleset name finds from any working folder: under `$TABULA_RULESETS` or the
+/// source tree's `rulesets/`, not a path nor `./rulesets` (which depend on where one stands).
+/// A log of a ruleset found so replays anywhere by its name alone.
+pub fn find_ruleset_anywhere(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("TABULA_RULESETS")
+        .map(|env| std::env::split_paths(&env).filter(|d| d.is_absolute()).collect())
+        .unwrap_or_default();
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets"));
+    dirs.into_iter().map(|d| d.join(name)).find(|d| d.join("game.toml").is_file())
+}
+
 /// Finds a ruleset folder: a path to a folder with `game.toml`, or a name under a ruleset dir.
 pub fn find_ruleset(name_or_path: &str) -> Result<PathBuf, Error> {
     let direct = PathBuf::from(name_or_path);
@@ -154,8 +180,25 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         }
         Err(d) => return Err(Error::Ruleset(vec![*d], Box::default()).with_sources(sources)),
     }
-    for variant in &options.variants {
-        let path = dir.join("variants").join(format!("{variant}.toml"));
+    // A variant is a name from the ruleset's `variants/`, or a path to an overlay file of one's
+    // own (`./my-variant.toml`), kept absolute so that logs that name it replay from anywhere.
+    let variants: Vec<String> = options
+        .variants
+        .iter()
+        .map(|v| match variant_is_a_path(v).then(|| Path::new(v).canonicalize()) {
+            Some(Ok(abs)) => abs.display().to_string(),
+            _ => v.clone(),
+        })
+        .collect();
+    for variant in &variants {
+        let path = variant_file(dir, variant, "toml");
+        if variant_is_a_path(variant) && !path.is_file() {
+            return Err(Error::NoVariant {
+                variant: variant.clone(),
+                ruleset: dir.display().to_string(),
+                reason: ": no such overlay file (a variant is a name from the ruleset's variants/ or a path to a .toml file)".into(),
+            });
+        }
         if !path.is_file() {
             let known = list_variants(dir);
             return Err(Error::NoVariant {
@@ -220,8 +263,8 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         }
     }
     // Variant scripts replace base functions of the same name: they are compiled after the base.
-    for variant in &options.variants {
-        let path = dir.join("variants").join(format!("{variant}.rhai"));
+    for variant in &variants {
+        let path = variant_file(dir, variant, "rhai");
         if !path.exists() {
             continue;
         }
@@ -245,7 +288,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     };
     loader.defs.dir = dir.to_path_buf();
     loader.defs.id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    loader.defs.variants = options.variants.clone();
+    loader.defs.variants = variants;
     loader.defs.overrides = options.overrides.clone();
     loader.defs.param_info = param_info;
     loader.defs.fingerprint = fingerprint;

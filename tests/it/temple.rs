@@ -161,3 +161,38 @@ fn a_roll_is_any_set_of_the_rollers_own_free_dice() {
         assert!(roll["red: roll ".len()..].split(' ').all(|die| free.iter().any(|f| f == die)), "{roll}");
     }
 }
+
+/// Every question the rules put to one adventurer (`lose` at a door slam, `give` after an
+/// escape, `consent` to a turn of fate) is answered by the heuristic agent within a few seconds
+/// of game time: it never leaves its seat waiting on a question it does not know.
+#[test]
+fn the_heuristic_agent_answers_every_question() {
+    use std::collections::{BTreeSet, HashMap};
+    let rules = temple(None);
+    let mut asked = BTreeSet::new();
+    for (players, seed) in [(2u8, 1), (3, 2), (4, 3), (5, 4), (4, 5), (5, 6)] {
+        let mut game = Game::new(rules.clone(), players, seed).expect("start");
+        let mut agents = agents_for(&rules, "heuristic", players, seed).expect("agents");
+        // When each seat's current question was first seen.
+        let mut since: HashMap<(u8, String), i64> = HashMap::new();
+        play_out_observed(&mut game, &mut agents, 100_000, &mut |g| {
+            let mut pending = HashMap::new();
+            for seat in 0..players {
+                if let Some(prompt) = g.prompt_for(seat) {
+                    let action = g.rules().actions[prompt.action as usize].name.clone();
+                    asked.insert(action.clone());
+                    let key = (seat, action);
+                    let first = since.get(&key).copied().unwrap_or(g.clock());
+                    if g.clock() - first > 20_000 {
+                        return Err(Error::Input(format!("seat {seat} left `{}` unanswered since {first} ms", key.1)));
+                    }
+                    pending.insert(key, first);
+                }
+            }
+            since = pending;
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{players} players, seed {seed}: {e}"));
+    }
+    assert_eq!(asked.into_iter().collect::<Vec<_>>(), ["consent", "give", "lose"]);
+}

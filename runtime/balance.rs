@@ -16,9 +16,13 @@ pub const STOPPED: &str = "stopped";
 /// One game of a run, as `--csv` and `--jsonl` write it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
-    /// The game's index in the run (0-based).
+    /// The game's index in the run (0-based): `game`, as the CSV's column is named.
+    #[serde(rename = "game")]
     pub index: u64,
     /// The game's seed: `tabula sim --games 1 --seed` does not give it back, a log does.
+    /// Written as a string of digits: seeds go up to 2^64, past what a JavaScript number or a
+    /// pandas int64 column holds exactly.
+    #[serde(with = "seed_text")]
     pub seed: u64,
     /// How it ended: an outcome of the ruleset, or `stopped` (the simulator's bound).
     pub outcome: String,
@@ -66,10 +70,22 @@ impl GameRecord {
     }
 }
 
+/// A player count in words: `1 player`, `4 players`.
+pub fn players_text(players: u8) -> String {
+    format!("{players} player{}", if players == 1 { "" } else { "s" })
+}
+
+/// A range of player counts in words: `2 players`, `2-6 players`.
+pub fn player_range_text((lo, hi): (u8, u8)) -> String {
+    if lo == hi { players_text(lo) } else { format!("{lo}-{hi} players") }
+}
+
 /// The balance of a run: how games ended, who won, how long they took.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Balance {
-    /// Each outcome's share of the games (every outcome of the ruleset, and `stopped` if any).
+    /// Each outcome's share of the games: the outcomes the player count can reach (see
+    /// [`Rules::outcome_possible`](crate::Rules::outcome_possible)), any other that happened,
+    /// and `stopped` if any.
     pub outcome_shares: IndexMap<String, Share>,
     /// Each seat's share of wins.
     pub seat_wins: IndexMap<String, Share>,
@@ -168,8 +184,14 @@ impl Tally {
     pub fn balance(&self, rules: &Rules, players: u8) -> Balance {
         let games = self.games;
         let games_ending = |name: &str| self.outcomes.get(name).copied().unwrap_or(0);
-        let mut outcome_shares: IndexMap<String, Share> =
-            rules.outcomes.iter().map(|o| (o.name.clone(), Share::of(games_ending(&o.name), games))).collect();
+        // The outcomes this count of players can reach, and any other that happened all the same.
+        let mut outcome_shares: IndexMap<String, Share> = (0..rules.outcomes.len())
+            .filter(|&i| rules.outcome_possible(i as u16, players) || games_ending(&rules.outcomes[i].name) > 0)
+            .map(|i| {
+                let name = &rules.outcomes[i].name;
+                (name.clone(), Share::of(games_ending(name), games))
+            })
+            .collect();
         let stopped_by_simulator = games_ending(STOPPED);
         if stopped_by_simulator > 0 {
             outcome_shares.insert(STOPPED.into(), Share::of(stopped_by_simulator, games));
@@ -194,6 +216,28 @@ impl Tally {
             decisions: spread(&self.decisions, 1.0).unwrap_or_default(),
             rounds: spread(&self.rounds, 1.0),
             game_seconds: spread(&self.clock_ms, 0.001),
+        }
+    }
+}
+
+/// A 64-bit seed as a JSON string of digits (read back from a string or a number).
+mod seed_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&seed.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Seed {
+            Number(u64),
+            Text(String),
+        }
+        match Seed::deserialize(d)? {
+            Seed::Number(n) => Ok(n),
+            Seed::Text(t) => t.parse().map_err(serde::de::Error::custom),
         }
     }
 }

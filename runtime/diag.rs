@@ -170,12 +170,17 @@ impl Diagnostic {
     }
 }
 
+/// A count and its noun, the noun plural unless the count is one: `1 problem`, `3 zones`.
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 /// Everything that can go wrong in the runtime.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The ruleset does not load: one or more problems in its files (whose texts come along,
     /// so the error can be rendered on its own).
-    #[error("the ruleset has {} problem(s)", .0.len())]
+    #[error("the ruleset has {}", counted(.0.len(), "problem"))]
     Ruleset(Vec<Diagnostic>, Box<Sources>),
     /// A log does not parse, or does not fit the rules (with the log's text, for rendering).
     #[error("{}", .0.message)]

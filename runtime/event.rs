@@ -84,8 +84,16 @@ pub enum Event {
     },
     /// The clock reached a timer.
     TimerFired(u16),
-    /// A script wrote a note for the log.
+    /// A script wrote a note for tests and tools (no seat is told it).
     Note(String),
+    /// A script said a line of narration to some seats (`game.say`): the rulebook's reason
+    /// for what happened, told to the seats that may know it.
+    Said {
+        /// The seats told, bit `s` for seat `s` (every bit: everyone).
+        seats: u32,
+        /// The line.
+        text: String,
+    },
     /// The game ended.
     Ended(u16),
 }
@@ -125,6 +133,16 @@ impl Event {
             Event::Picked { zone: z, piece: p } => format!("pick {} {}", zone(z), piece(p)),
             Event::TimerFired(t) => format!("timer {}", defs.timers[*t as usize].name),
             Event::Note(text) => format!("note {text}"),
+            Event::Said { seats, text } => {
+                let told: Vec<&str> = defs
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .filter(|(s, _)| seats & (1u32 << s) != 0)
+                    .map(|(_, d)| d.name.as_str())
+                    .collect();
+                format!("say [{}] {text}", told.join(" "))
+            }
             Event::Ended(o) => format!("end {}", defs.outcomes[*o as usize].name),
         }
     }

@@ -1053,7 +1053,11 @@ impl Game {
         let fits = if set.is_some() { words.len() >= single } else { words.len() == single };
         if !fits {
             let more = if set.is_some() { " and a set of pieces" } else { "" };
-            return Err(Error::Input(format!("{name} takes {single} argument(s){more}, found {}", words.len())));
+            return Err(Error::Input(format!(
+                "{name} takes {}{more}, found {}",
+                crate::diag::counted(single, "argument"),
+                words.len()
+            )));
         }
         let mut args = Args::new();
         for (p, w) in def.params.iter().zip(words).take(single) {
@@ -1066,18 +1070,17 @@ impl Game {
                 Domain::Int(..) => w.parse().ok().map(Value::Int),
                 Domain::Seat => defs.seat(w).map(Value::Seat),
             };
-            let v = v.ok_or_else(|| {
-                Error::Input(format!("`{}` is not a valid {} for {name}", crate::diag::clip(w, 60), p.name))
-            })?;
+            let v = v.ok_or_else(|| not_in_domain(defs, seat_id, name, &p.name, &p.domain, w))?;
             args.push(v).map_err(|_| Error::Input(format!("{name} takes too many arguments")))?;
         }
         if let (Some(set), Some(param)) = (set, def.params.last()) {
             let mut mask = 0u64;
             for w in &words[single..] {
                 let w = w.as_ref();
-                let bit = defs.piece(w).and_then(|p| set.mask_of([p])).ok_or_else(|| {
-                    Error::Input(format!("`{}` is not a valid {} for {name}", crate::diag::clip(w, 60), param.name))
-                })?;
+                let bit = defs
+                    .piece(w)
+                    .and_then(|p| set.mask_of([p]))
+                    .ok_or_else(|| not_in_domain(defs, seat_id, name, &param.name, &param.domain, w))?;
                 if mask & bit != 0 {
                     return Err(Error::Input(format!("{w} is twice in the {} of {name}", param.name)));
                 }
@@ -1098,5 +1101,38 @@ impl Game {
     /// The zone id of a zone name (for tools).
     pub fn zone(&self, name: &str) -> Option<ZoneId> {
         self.rules.zone(name)
+    }
+}
+
+/// The error for a word that is no value of a parameter's domain, as a person reads it: what it
+/// is not, the likely name it mistypes, and the names the domain holds (`` `tunel` is not a
+/// valid area for assign (did you mean `tunnel`?); an area is one of tunnel, funding, city ``).
+fn not_in_domain(defs: &Rules, seat: SeatId, action: &str, param: &str, domain: &Domain, word: &str) -> Error {
+    let names = domain_names(defs, seat, domain);
+    let hint = crate::diag::did_you_mean(word, names.iter().map(String::as_str));
+    let shown: Vec<&str> = names.iter().take(12).map(String::as_str).collect();
+    let more =
+        if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
+    let known = match domain {
+        Domain::Int(lo, hi) => format!("; {param} is an integer from {lo} to {hi}"),
+        _ if names.is_empty() => String::new(),
+        _ => format!("; {param} is one of {}{more}", shown.join(", ")),
+    };
+    Error::Input(format!("`{}` is not a valid {param} for {action}{hint}{known}", crate::diag::clip(word, 60)))
+}
+
+/// The names a parameter's domain holds when `seat` acts, whatever the state: the pieces of its
+/// kinds (wherever they lie), its zones, its words, or the seats.
+fn domain_names(defs: &Rules, seat: SeatId, domain: &Domain) -> Vec<String> {
+    let pieces_of = |kinds: &[crate::rules::KindId]| -> Vec<String> {
+        defs.pieces.iter().filter(|p| kinds.contains(&p.kind)).map(|p| p.name.clone()).collect()
+    };
+    match domain {
+        Domain::Piece(kinds, _) => pieces_of(kinds),
+        Domain::Set(set) => pieces_of(&set.kinds),
+        Domain::Zone(zones) => zones.iter().map(|z| defs.zones[z.of(seat) as usize].name.clone()).collect(),
+        Domain::Word(words) => words.iter().map(|&w| defs.symbols[w as usize].to_string()).collect(),
+        Domain::Int(..) => Vec::new(),
+        Domain::Seat => defs.seats.iter().map(|s| s.name.clone()).collect(),
     }
 }

@@ -27,7 +27,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use clap::{Parser, Subcommand};
-use tabula::diag::{Sources, render};
+use tabula::diag::{Sources, counted, render};
 use tabula::rules::load::{find_ruleset, list_rulesets, list_variants};
 use tabula::sim::{SimOptions, simulate};
 use tabula::{Error, LoadOptions, Rules, load};
@@ -118,7 +118,7 @@ enum Command {
         /// before: it would tell every hidden card and the agents' choices.
         #[arg(long)]
         seed: Option<u64>,
-        /// Player count (default: the ruleset's smallest).
+        /// Player count (default: the ruleset's `usual_players`, else its smallest).
         #[arg(long)]
         players: Option<u8>,
         /// Hot reload: when a file of the ruleset changes (checked before each of your decisions
@@ -133,15 +133,19 @@ enum Command {
     /// Play a grid of parameter values (`--set goal=8..12 --set cost=4,5,6`), the same seeds in
     /// every cell, and tabulate (and with --out, plot) the balance of each cell.
     Sweep(sweep_cmd::SweepArgs),
-    /// Replay game logs: print the final state (or a seat's view, or a seat's copy of the log),
-    /// and report the first line that does not fit the rules. Exits non-zero if one does not.
+    /// Replay game logs: print how the game ended (or the whole final state, or a seat's view,
+    /// or a seat's copy of the log), and report the first line that does not fit the rules.
+    /// Exits non-zero if one does not.
     Replay {
         /// The log file(s). With several, one line per log and a summary.
         #[arg(required = true)]
         logs: Vec<PathBuf>,
-        /// Show what this seat knew at the end instead of the whole state.
+        /// Show what this seat knew at the end instead of a summary.
         #[arg(long, value_name = "SEAT")]
         view: Option<String>,
+        /// Print the whole final state (every zone, piece and property) instead of a summary.
+        #[arg(long, conflicts_with = "view")]
+        state: bool,
         /// Stop after line K of the log.
         #[arg(long, value_name = "K")]
         until: Option<usize>,
@@ -223,7 +227,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             for (name, dir) in found {
                 let variants = list_variants(&dir);
                 let title = match load(dir.to_str().unwrap_or_default(), &LoadOptions::default()) {
-                    Ok(r) => format!("{} ({}-{} players)", r.name, r.players.0, r.players.1),
+                    Ok(r) => format!("{} ({})", r.name, tabula::balance::player_range_text(r.players)),
                     Err(_) => "(does not load: run `tabula check`)".to_string(),
                 };
                 let variants =
@@ -263,16 +267,23 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                         return Ok(ExitCode::FAILURE);
                     }
                     outln!(
-                        "{}: ok ({} zones, {} pieces, {} phases, {} actions, {} script hooks; 10 random games played, the options hooks checked against the actions' own checks in {CHECKED_OPTIONS_GAMES})",
+                        "{}: ok ({}, {}, {}, {}, {}; 10 random games played, the options hooks checked against the actions' own checks in {CHECKED_OPTIONS_GAMES})",
                         rules.id,
-                        rules.zones.len(),
-                        rules.pieces.len(),
-                        rules.phases.len(),
-                        rules.actions.len(),
-                        rules.hooks.len()
+                        counted(rules.zones.len(), "zone"),
+                        counted(rules.pieces.len(), "piece"),
+                        counted(rules.phases.len(), "phase"),
+                        counted(rules.actions.len(), "action"),
+                        counted(rules.hooks.len(), "script hook")
                     );
                     let (compiled, total) = rules.script_functions_compiled();
-                    outln!("scripts: {compiled} of {total} functions compiled, the rest run on Rhai's interpreter");
+                    if compiled == total {
+                        outln!("scripts: {}, all compiled", counted(total, "function"));
+                    } else {
+                        outln!(
+                            "scripts: {compiled} of {} compiled, the rest run on Rhai's interpreter",
+                            counted(total, "function")
+                        );
+                    }
                     for f in rules.script_fallbacks() {
                         outln!("  `{}` runs on Rhai: {}", f.function, f.reason);
                     }
@@ -318,14 +329,14 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { logs, view, until, seat_log, ruleset, watch } => {
-            if logs.len() > 1 && (view.is_some() || until.is_some() || seat_log.is_some() || watch) {
+        Command::Replay { logs, view, state, until, seat_log, ruleset, watch } => {
+            if logs.len() > 1 && (view.is_some() || state || until.is_some() || seat_log.is_some() || watch) {
                 return Err(Error::Input(
-                    "--view, --until, --seat-log and --watch show one log: give one log (several logs are checked, a line each)"
+                    "--view, --state, --until, --seat-log and --watch show one log: give one log (several logs are checked, a line each)"
                         .into(),
                 ));
             }
-            let show = replay_cmd::Show { view, until, seat_log, ruleset };
+            let show = replay_cmd::Show { view, state, until, seat_log, ruleset };
             if watch {
                 return replay_cmd::watch(&logs[0], &show);
             }

@@ -117,6 +117,11 @@ pub fn narrate(game: &Game, seat: Option<SeatId>, events: &[Event]) -> Vec<Strin
             }
             // A script's random draw decides something hidden, or shows in what follows.
             Event::Random { .. } | Event::Note(_) => {}
+            Event::Said { seats, text } => {
+                if seat.is_none_or(|s| seats & (1u32 << s) != 0) {
+                    out.push(text.clone());
+                }
+            }
             Event::TimerFired(t) => {
                 let timer = &defs.timers[*t as usize];
                 out.push(format!("clock {}: {}", format_clock(timer.at), timer.name));

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use tabula::agent::{Agent, Decision, RandomAgent, ScriptAgent};
-use tabula::diag::Sources;
+use tabula::diag::{Sources, did_you_mean};
 use tabula::log::{
     Recorder, ReplayOptions, Tag, TagValue, header_for, parse, replay_with, rules_for_in, ruleset_path_tag,
 };
@@ -201,7 +201,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 impl Table {
     /// A new game.
     pub fn new(rules: Rc<Rules>, seed: u64, players: Option<u8>) -> Result<Table, Error> {
-        let players = players.unwrap_or(rules.players.0);
+        let players = players.unwrap_or(rules.usual_players);
         let game = Game::recorded(rules, players, seed)?;
         Ok(Table { game, seed, recorded_kinds: None, log: None })
     }
@@ -261,10 +261,18 @@ impl Table {
                     );
                     return Err(Error::Input(message));
                 }
-                return Err(Error::Input(format!("--seat {seat}: expected one of {}", names.join(", "))));
+                let hint = did_you_mean(seat, names.iter().copied());
+                return Err(Error::Input(format!(
+                    "--seat {seat}: no such seat{hint}; expected one of {}",
+                    names.join(", ")
+                )));
             };
             if !agent_names.contains(&kind.as_str()) {
-                return Err(Error::Input(format!("--seat {seat}={kind}: expected one of {}", agent_names.join(", "))));
+                let hint = did_you_mean(kind, agent_names.iter().copied());
+                return Err(Error::Input(format!(
+                    "--seat {seat}={kind}: no such agent{hint}; expected one of {}",
+                    agent_names.join(", ")
+                )));
             }
             // Recorded kinds may be overridden; `--seat` may name a seat only once.
             let given = k >= self.recorded_kinds.as_ref().map_or(0, Vec::len);

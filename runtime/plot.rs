@@ -1,8 +1,9 @@
 //! The plots of `tabula sweep --out`: SVG files drawn with plotters (text as SVG text, so no
 //! font files are needed).
 //!
-//! - `share-<parameter>.svg`: each outcome's share against the parameter's values, with its 95%
-//!   interval as a band (in a grid, the games of every cell with that value pooled);
+//! - `share-<parameter>.svg`: each outcome's share against the parameter's values (one tick
+//!   each, at even spacing), with its 95% interval as a band (in a grid, the games of every
+//!   cell with that value pooled, as the caption says);
 //! - `length.svg`: decisions per game in each cell, the median as a point and the 10th to 90th
 //!   percentiles as a bar.
 
@@ -29,39 +30,40 @@ fn failed(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io { path: path.to_path_buf(), source: std::io::Error::other(e.to_string()) }
 }
 
-/// The x position of each value: the number itself when every value is one, else its rank
-/// (and the axis is labelled with the values).
-fn positions(values: &[String]) -> (Vec<f64>, bool) {
-    let numbers: Option<Vec<f64>> = values.iter().map(|v| v.parse::<f64>().ok()).collect();
-    match numbers {
-        Some(n) => (n, true),
-        None => ((0..values.len()).map(|i| i as f64).collect(), false),
-    }
-}
-
-/// `share-<parameter>.svg`: outcome shares against one swept parameter.
-pub fn share_plot(path: &Path, ruleset: &str, parameter: &str, points: &[(String, Tally)]) -> Result<(), Error> {
+/// `share-<parameter>.svg`: outcome shares against one swept parameter. `pooled` names the
+/// other parameters whose cells each point pools (a grid of several parameters), for the
+/// caption to say so.
+pub fn share_plot(
+    path: &Path,
+    ruleset: &str,
+    parameter: &str,
+    points: &[(String, Tally)],
+    pooled: &[String],
+) -> Result<(), Error> {
     let values: Vec<String> = points.iter().map(|(v, _)| v.clone()).collect();
-    let (xs, numeric) = positions(&values);
-    let (lo, hi) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    let pad = ((hi - lo) * 0.05).max(0.5);
+    // Each value at its rank, labelled with itself: an axis of numbers would put its ticks at
+    // round numbers of its own (3 and 5 became one tick, "4").
+    let xs: Vec<f64> = (0..values.len()).map(|i| i as f64).collect();
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| failed(path, e))?;
+    let caption = if pooled.is_empty() {
+        format!("{ruleset}: outcome share by {parameter} (95% interval)")
+    } else {
+        format!("{ruleset}: outcome share by {parameter} (95% interval), all values of {} pooled", pooled.join(", "))
+    };
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("{ruleset}: outcome share by {parameter} (95% interval)"), ("sans-serif", 20))
+        .caption(caption, ("sans-serif", 18))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(55)
-        .build_cartesian_2d(lo - pad..hi + pad, 0f64..100f64)
+        .build_cartesian_2d(-0.5f64..values.len() as f64 - 0.5, 0f64..100f64)
         .map_err(|e| failed(path, e))?;
-    let label = |x: &f64| {
-        if numeric { format!("{x}") } else { values.get(x.round() as usize).cloned().unwrap_or_default() }
-    };
+    let label = |x: &f64| value_at(&values, *x);
     chart
         .configure_mesh()
         .x_desc(parameter)
         .y_desc("share of games (%)")
-        .x_labels(values.len().min(12))
+        .x_labels(values.len().clamp(2, 40))
         .x_label_formatter(&label)
         .draw()
         .map_err(|e| failed(path, e))?;
@@ -101,6 +103,12 @@ pub fn share_plot(path: &Path, ruleset: &str, parameter: &str, points: &[(String
     root.present().map_err(|e| failed(path, e))
 }
 
+/// The label of an axis position: the value whose rank it is, and nothing between ranks.
+fn value_at(values: &[String], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 1e-9 && i >= 0.0 { values.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
+}
+
 /// `length.svg`: the spread of decisions per game in each cell.
 pub fn length_plot(path: &Path, ruleset: &str, results: &[CellResult]) -> Result<(), Error> {
     // Cells are labelled with their values alone; the axis says which parameters they are.
@@ -124,10 +132,7 @@ pub fn length_plot(path: &Path, ruleset: &str, results: &[CellResult]) -> Result
         .y_label_area_size(55)
         .build_cartesian_2d(-0.5f64..results.len() as f64 - 0.5, 0f64..top)
         .map_err(|e| failed(path, e))?;
-    let label = |x: &f64| {
-        let i = x.round();
-        if (x - i).abs() < 1e-9 { names.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
-    };
+    let label = |x: &f64| value_at(&names, *x);
     chart
         .configure_mesh()
         .x_labels(results.len().clamp(2, 40))

@@ -14,8 +14,10 @@ use tabula::{Error, Rules};
 
 /// What to show of a replayed log.
 pub struct Show {
-    /// Print this seat's view at the end instead of the whole state.
+    /// Print this seat's view at the end instead of a summary.
     pub view: Option<String>,
+    /// Print the whole final state (every zone, piece and property) instead of a summary.
+    pub state: bool,
     /// Stop after this line.
     pub until: Option<usize>,
     /// Print the log as this seat saw it.
@@ -102,7 +104,13 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
                 }
                 if single {
                     let seat = show.view.as_deref().map(seat_id).transpose()?;
-                    out!("{}", view(&replay.game, seat).render());
+                    if seat.is_some() || show.state {
+                        let text = view(&replay.game, seat).render();
+                        outln!("{}", text.trim_end());
+                    } else {
+                        outln!("{}", summary(&replay.game, replay.actions));
+                        eprintln!("(--state prints every zone and piece, --view SEAT what one seat knew)");
+                    }
                 } else {
                     outln!(
                         "{}: ok, {} actions, {}",
@@ -130,6 +138,40 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
         );
     }
     Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// The end of a replayed game in a few lines: how it ended (or where it stands), and its
+/// counters. The whole state, which runs to pages for the bigger games, is `--state`.
+fn summary(game: &tabula::Game, actions: usize) -> String {
+    let rules = game.rules();
+    let mut out = match game.outcome() {
+        Some(outcome) => {
+            let description = rules.outcomes.iter().find(|o| o.name == outcome).map_or("", |o| o.description.as_str());
+            if description.is_empty() {
+                format!("game over: {outcome}")
+            } else {
+                format!("game over: {outcome} ({description})")
+            }
+        }
+        None => {
+            let deciding: Vec<&str> = game.to_act().iter().map(|&s| rules.seats[s as usize].name.as_str()).collect();
+            let waiting =
+                if deciding.is_empty() { String::new() } else { format!("; to decide: {}", deciding.join(", ")) };
+            format!("not over: phase {}{waiting}", game.phase())
+        }
+    };
+    let all = view(game, None);
+    const SHOWN: usize = 24;
+    let counters: Vec<String> = all.counters.iter().take(SHOWN).map(|(k, v)| format!("{k} {v}")).collect();
+    let more = all.counters.len().saturating_sub(SHOWN);
+    out.push_str(&format!("\nafter {}", tabula::diag::counted(actions, "action")));
+    if !counters.is_empty() {
+        out.push_str(&format!("; counters: {}", counters.join(", ")));
+        if more > 0 {
+            out.push_str(&format!(" and {more} more"));
+        }
+    }
+    out
 }
 
 /// `replay LOG --watch`: replays the log, then again whenever it or a file of its ruleset

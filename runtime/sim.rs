@@ -27,7 +27,7 @@ pub struct SimOptions {
     pub games: u64,
     /// The seed of the run.
     pub seed: u64,
-    /// Player count (default: the ruleset's smallest).
+    /// Player count (default: the ruleset's `usual_players`, else its smallest).
     pub players: Option<u8>,
     /// Decisions after which a game is stopped (a safety bound: such games are reported as
     /// `stopped`, and `tabula check` calls the ruleset unsound).
@@ -567,7 +567,7 @@ fn play_games(
     indices: impl Iterator<Item = u64>,
     progress: &mut dyn FnMut(&GameRecord),
 ) -> Result<(Tally, Vec<GameRecord>), (u64, Error)> {
-    let players = options.players.unwrap_or(rules.players.0);
+    let players = options.players.unwrap_or(rules.usual_players);
     let kinds = seat_kinds(rules, options, players).map_err(|e| (0, e))?;
     if let Some(dir) = &options.log_dir {
         std::fs::create_dir_all(dir).map_err(|source| (0, Error::Io { path: dir.clone(), source }))?;
@@ -585,15 +585,42 @@ fn play_games(
     Ok((tally, records))
 }
 
+/// The command line that plays game `i` of a run again, as the last game of a shorter run (a
+/// game's seed comes from the run's seed and its number): the ruleset by name where its name
+/// finds it from any folder, else by its folder.
+fn command_to_replay(rules: &Rules, options: &SimOptions, players: u8, i: u64) -> String {
+    let by_name = crate::rules::load::find_ruleset_anywhere(&rules.id).and_then(|d| d.canonicalize().ok());
+    let ruleset = match rules.dir.canonicalize() {
+        Ok(folder) if by_name.as_ref() == Some(&folder) => rules.id.clone(),
+        Ok(folder) => folder.display().to_string(),
+        Err(_) => rules.dir.display().to_string(),
+    };
+    let mut command = format!("tabula sim {ruleset} --seed {} --games {} --players {players}", options.seed, i + 1);
+    for variant in &rules.variants {
+        command.push_str(&format!(" --variant {variant}"));
+    }
+    for (name, value) in &rules.overrides {
+        command.push_str(&format!(" --set {name}={value}"));
+    }
+    if let Some(agent) = &options.agent {
+        command.push_str(&format!(" --agent {agent}"));
+    }
+    for (seat, agent) in &options.seat_agents {
+        command.push_str(&format!(" --seat {seat}={agent}"));
+    }
+    command
+}
+
 /// Plays game `i` of a run (and writes its log if the run keeps logs).
 fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) -> Result<GameRecord, Error> {
-    let players = options.players.unwrap_or(rules.players.0);
+    let players = options.players.unwrap_or(rules.usual_players);
     let game_seed = Rng::derive_seed(options.seed, i);
     let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
+    let again = || format!("to play it again: {}", command_to_replay(rules, options, players, i));
     let mut game = start_game(rules.clone(), players, game_seed).map_err(|e| match e {
-        Error::Script(d) => {
-            Error::Script(Box::new(d.note(format!("while setting up game {i} of the run, seeded {game_seed}"))))
-        }
+        Error::Script(d) => Error::Script(Box::new(
+            d.note(format!("while setting up game {i} of the run, seeded {game_seed}")).note(again()),
+        )),
         other => other,
     })?;
     let mut agents = seated_agents(rules, kinds, game_seed)?;
@@ -615,10 +642,12 @@ fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) 
         // A game past the safety bound is stopped and reported so, not an error of the run.
         Err(Error::Unfinished(_)) => options.max_decisions,
         Err(Error::Script(d)) => {
-            return Err(Error::Script(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))));
+            let d = d.note(format!("in game {i} of the run, seeded {game_seed}")).note(again());
+            return Err(Error::Script(Box::new(d)));
         }
         Err(Error::Rules(d)) => {
-            return Err(Error::Rules(Box::new(d.note(format!("in game {i} of the run, seeded {game_seed}")))));
+            let d = d.note(format!("in game {i} of the run, seeded {game_seed}")).note(again());
+            return Err(Error::Rules(Box::new(d)));
         }
         Err(other) => return Err(Error::Input(format!("game {i} (seed {game_seed}): {other}"))),
     };
@@ -640,7 +669,7 @@ fn report(
     records: Vec<GameRecord>,
     seconds: f64,
 ) -> Result<SimReport, Error> {
-    let players = options.players.unwrap_or(rules.players.0);
+    let players = options.players.unwrap_or(rules.usual_players);
     let kinds = seat_kinds(rules, options, players)?;
     for name in &options.record {
         if rules.counter(name).is_none() {

@@ -23,7 +23,8 @@ pub struct PlayArgs {
     /// Seed of the run: game i is seeded from (seed, i), whatever the thread that plays it.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Player count (default: the ruleset's smallest).
+    /// Player count (default: the ruleset's `usual_players`, else its smallest). The summary
+    /// lists the outcomes this count can reach.
     #[arg(long)]
     pub players: Option<u8>,
     /// The agent on every seat: `random`, or one of the ruleset's [agents] (default: the
@@ -131,11 +132,15 @@ pub fn run(args: &SimArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes a whole file, naming it in the error.
+/// Writes a whole file, naming it in the error. A reader that goes away (`--jsonl /dev/stdout |
+/// head`) ends the writing quietly, as it ends printed output.
 pub fn write_file(path: &Path, text: &str) -> Result<(), Error> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let mut file = std::fs::File::create(path).map_err(io)?;
-    file.write_all(text.as_bytes()).map_err(io)
+    match file.write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(io),
+    }
 }
 
 /// A progress bar on stderr, hidden when the output is JSON or stderr is not a terminal.
@@ -201,21 +206,24 @@ fn print_summary(r: &SimReport) {
         format!("{} agents", r.agent)
     };
     outln!(
-        "{}{variants}: {} game{}, {} players, {agents}, seed {}{sets}",
+        "{}{variants}: {} game{}, {}, {agents}, seed {}{sets}",
         r.ruleset,
         r.games,
         if r.games == 1 { "" } else { "s" },
-        r.players,
+        tabula::balance::players_text(r.players),
         r.seed
     );
-    outln!("  outcome          games   share (95% interval)");
+    // One width for both tables, wide enough for the longest name.
+    let width =
+        r.balance.outcome_shares.keys().chain(r.balance.seat_wins.keys()).map(|n| n.len()).max().unwrap_or(0).max(14);
+    outln!("  {:<width$} {:>7}   share (95% interval)", "outcome", "games");
     for (name, share) in &r.balance.outcome_shares {
-        outln!("  {name:<14} {:>7}   {}", share.count, share.percent());
+        outln!("  {name:<width$} {:>7}   {}", share.count, share.percent());
     }
-    outln!("  seat             wins    share (95% interval)   advantage");
+    outln!("  {:<width$} {:>7}   share (95% interval)   advantage", "seat", "wins");
     for (seat, share) in &r.balance.seat_wins {
         let advantage = r.balance.seat_advantage.get(seat).copied().unwrap_or(0.0);
-        outln!("  {seat:<14} {:>7}   {:<22} {:+.1} points", share.count, share.percent(), 100.0 * advantage);
+        outln!("  {seat:<width$} {:>7}   {:<22} {:+.1} points", share.count, share.percent(), 100.0 * advantage);
     }
     outln!("  draws: {}; stopped by a safety bound: {}", r.balance.draws.percent(), r.balance.stopped.percent());
     outln!("  decisions per game: {}", spread_text(&r.balance.decisions, ""));

@@ -33,7 +33,11 @@ impl Share {
         let z2 = Z95 * Z95;
         let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
         let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-        Share { count, share: p, low: (centre - half).max(0.0), high: (centre + half).min(1.0) }
+        // At a count of 0 (or all games) the interval's end is 0 (or 1) exactly; the formula
+        // leaves a rounding error there (8.67e-19) that analysis tools print as it is.
+        let low = if count == 0 { 0.0 } else { (centre - half).max(0.0) };
+        let high = if count >= games { 1.0 } else { (centre + half).min(1.0) };
+        Share { count, share: p, low, high }
     }
 
     /// `41.2% (38.9-43.5)`.
@@ -65,7 +69,7 @@ impl Spread {
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
         let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
-        Spread { mean, median: percentile(&sorted, 0.5), p10: percentile(&sorted, 0.1), p90: percentile(&sorted, 0.9) }
+        Spread::rounded(mean, percentile(&sorted, 0.5), percentile(&sorted, 0.1), percentile(&sorted, 0.9))
     }
 }
 
@@ -96,7 +100,15 @@ impl Spread {
             low + (nth(above) - low) * (rank - below as f64)
         };
         let sum: f64 = counts.iter().map(|(&v, &c)| v as f64 * scale * c as f64).sum();
-        Spread { mean: sum / n as f64, median: quantile(0.5), p10: quantile(0.1), p90: quantile(0.9) }
+        Spread::rounded(sum / n as f64, quantile(0.5), quantile(0.1), quantile(0.9))
+    }
+
+    /// A spread whose figures are rounded to 9 decimals: interpolating between ranks leaves
+    /// binary rounding errors (58.900000000000006) that mean nothing and that files written for
+    /// analysis would carry.
+    fn rounded(mean: f64, median: f64, p10: f64, p90: f64) -> Spread {
+        let round = |x: f64| (x * 1e9).round() / 1e9;
+        Spread { mean: round(mean), median: round(median), p10: round(p10), p90: round(p90) }
     }
 }
 
@@ -152,5 +164,19 @@ mod tests {
         assert!(close(scaled.mean, by_hand.mean) && close(scaled.median, by_hand.median), "{scaled:?}");
         assert!(close(scaled.p10, by_hand.p10) && close(scaled.p90, by_hand.p90), "{scaled:?}");
         assert_eq!(Spread::of_counts(&std::collections::BTreeMap::new(), 1.0), Spread::default());
+    }
+
+    #[test]
+    fn a_share_of_none_or_all_has_exact_ends_and_spreads_carry_no_rounding_noise() {
+        let none = Share::of(0, 7);
+        assert_eq!(none.low, 0.0, "{none:?}");
+        let all = Share::of(7, 7);
+        assert_eq!(all.high, 1.0, "{all:?}");
+        // Eight games of 1 to 8 decisions: the 10th percentile lies at rank 0.7, which binary
+        // arithmetic makes 0.7000000000000001, and 1.7000000000000002 unrounded.
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+        assert_eq!(Spread::of(&values).p10, 1.7);
+        let counts = (1..=8).map(|v| (v, 1)).collect();
+        assert_eq!(Spread::of_counts(&counts, 1.0).p10, 1.7);
     }
 }

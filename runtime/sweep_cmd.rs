@@ -111,9 +111,16 @@ pub fn run(args: &SweepArgs) -> Result<ExitCode, Error> {
         write_file(&dir.join("table.json"), &serde_json::to_string_pretty(&results).unwrap_or_default())?;
         let ruleset =
             load(&args.ruleset, &LoadOptions { variants: args.variants.clone(), ..LoadOptions::default() })?.id.clone();
+        let varied: Vec<&str> = axes.iter().filter(|a| a.values.len() > 1).map(|a| a.name.as_str()).collect();
         for axis in axes.iter().filter(|a| a.values.len() > 1) {
             let path = dir.join(format!("share-{}.svg", axis.name));
-            crate::plot::share_plot(&path, &ruleset, &axis.name, &marginal(&results, &axis.name))?;
+            // One parameter at a time, the others keep the ruleset's values: nothing is pooled.
+            let pooled: Vec<String> = if args.one_at_a_time {
+                Vec::new()
+            } else {
+                varied.iter().filter(|n| **n != axis.name).map(|n| n.to_string()).collect()
+            };
+            crate::plot::share_plot(&path, &ruleset, &axis.name, &marginal(&results, &axis.name), &pooled)?;
         }
         crate::plot::length_plot(&dir.join("length.svg"), &ruleset, &results)?;
         eprintln!("wrote {}: table.csv, table.json, share-*.svg, length.svg", dir.display());

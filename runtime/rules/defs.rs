@@ -63,6 +63,8 @@ pub struct Defs {
     pub players: (u8, u8),
     /// Counts within `players` that are not allowed (`[game] excluded_players`).
     pub excluded_players: Vec<u8>,
+    /// The count played when none is asked for (`[game] usual_players`, else the smallest).
+    pub usual_players: u8,
     /// Seats in turn order.
     pub seats: Vec<SeatDef>,
     /// Ways the game can end.
@@ -596,6 +598,27 @@ impl Defs {
             Some(_) => seat < players,
             None => false,
         }
+    }
+    /// Whether an outcome can end a game of `players` players. An outcome without winners (a
+    /// draw, a loss) always can. An outcome with winners needs at least one of them in play,
+    /// and is not possible when the winners in play are exactly those of another outcome whose
+    /// winners are all in play: at 2 players, Colditz's `american_british` would be won by the
+    /// Americans alone, which is the outcome `american`. A cooperative win of every seat stays
+    /// possible at every count.
+    pub fn outcome_possible(&self, outcome: u16, players: u8) -> bool {
+        let Some(def) = self.outcomes.get(outcome as usize) else { return false };
+        if def.winners.is_empty() {
+            return true;
+        }
+        let in_play = |o: &OutcomeDef| -> Vec<SeatId> {
+            o.winners.iter().copied().filter(|&s| self.seat_in_play(s, players)).collect()
+        };
+        let winners = in_play(def);
+        if winners.is_empty() {
+            return false;
+        }
+        winners.len() == def.winners.len()
+            || !self.outcomes.iter().any(|o| o.winners.len() == winners.len() && in_play(o) == winners)
     }
     /// An outcome by name.
     pub fn outcome(&self, name: &str) -> Option<u16> {

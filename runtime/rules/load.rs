@@ -153,7 +153,14 @@ fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Box<Diagnos
         let expected = expected.or(missing);
         let found =
             if what.starts_with("missing field") { None } else { what.split('`').nth(1).map(|k| format!("`{k}`")) };
-        let mut d = Diagnostic::new(what).at(file, span);
+        // "did you mean `capacity`?" when the unknown key is a likely typo of one of the keys.
+        let hint = match (what.strip_prefix("unknown field ").and_then(|w| w.split('`').nth(1)), &expected) {
+            (Some(key), Some(keys)) => {
+                crate::diag::did_you_mean(key, keys.split(", ").map(|k| k.trim_matches('`')).filter(|k| !k.is_empty()))
+            }
+            _ => String::new(),
+        };
+        let mut d = Diagnostic::new(format!("{what}{hint}")).at(file, span);
         if let Some(expected) = expected {
             d = d.expected(expected);
         }
@@ -190,12 +197,14 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
             _ => v.clone(),
         })
         .collect();
+    // Errors name the ruleset as people call it (`temple`), not by the folder's absolute path.
+    let ruleset_name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
     for variant in &variants {
         let path = variant_file(dir, variant, "toml");
         if variant_is_a_path(variant) && !path.is_file() {
             return Err(Error::NoVariant {
                 variant: variant.clone(),
-                ruleset: dir.display().to_string(),
+                ruleset: ruleset_name.clone(),
                 reason: ": no such overlay file (a variant is a name from the ruleset's variants/ or a path to a .toml file)".into(),
             });
         }
@@ -203,7 +212,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
             let known = list_variants(dir);
             return Err(Error::NoVariant {
                 variant: variant.clone(),
-                ruleset: dir.display().to_string(),
+                ruleset: ruleset_name.clone(),
                 reason: format!(
                     "{}: expected one of {}",
                     crate::diag::did_you_mean(variant, known.iter().map(String::as_str)),
@@ -232,14 +241,16 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
             entry.1.value = value;
         }
     }
-    super::params::check_ranges(&merged.params, &ranges, &mut diags);
+    let resolved = super::params::resolve_ranges(&merged.params, &ranges, &mut diags);
+    super::params::check_overridden_ranges(&merged.params, &resolved, &ranges, &options.overrides)?;
+    super::params::check_ranges(&merged.params, &resolved, &ranges, &options.overrides, &mut diags);
     let param_info = merged
         .params
         .iter()
         .map(|(name, (file, located))| super::params::ParamInfo {
             name: name.clone(),
             value: located.value.clone(),
-            range: ranges.get(name).copied(),
+            range: resolved.get(name).copied(),
             comment: super::params::comment_at(&sources, *file, &located.span),
             file: *file,
             overridden: options.overrides.iter().any(|(n, _)| n == name),
@@ -354,6 +365,7 @@ impl Merged {
             g.about = game.about.or(g.about.take());
             g.players = game.players.or(g.players.take());
             g.excluded_players = game.excluded_players.or(g.excluded_players.take());
+            g.usual_players = game.usual_players.or(g.usual_players.take());
             g.scripts = game.scripts.or(g.scripts.take());
             g.start = game.start.or(g.start.take());
             g.pace = game.pace.or(g.pace.take());
@@ -652,6 +664,21 @@ impl Loader<'_> {
                 self.push(d);
             }
             self.defs.excluded_players = excluded.value.clone();
+        }
+        let (lo, hi) = self.defs.players;
+        let allowed: Vec<u8> = (lo..=hi).filter(|n| !self.defs.excluded_players.contains(n)).collect();
+        self.defs.usual_players = allowed.first().copied().unwrap_or(lo);
+        if let Some(usual) = &m.game.usual_players {
+            if allowed.contains(&usual.value) {
+                self.defs.usual_players = usual.value;
+            } else {
+                let counts: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
+                let d = self
+                    .err(gf, usual.span.clone(), "the usual player count is not one the game allows")
+                    .expected(format!("one of {}", counts.join(", ")))
+                    .found(usual.value.to_string());
+                self.push(d);
+            }
         }
 
         for (i, (name, (file, o))) in m.outcomes.iter().enumerate() {
@@ -983,7 +1010,7 @@ impl Loader<'_> {
                 let d = self
                     .err(file, span.clone(), format!("bad value for property `{prop}`"))
                     .expected(expected)
-                    .found(format!("{v:?}"));
+                    .found(super::params::show_value(v));
                 self.push(d);
                 0
             }

@@ -30,13 +30,67 @@ pub struct ParamInfo {
 /// The parameters as merged from `game.toml` and its variants, by name.
 pub(super) type MergedParams = IndexMap<String, (FileId, Located<ParamValue>)>;
 
+/// One end of a declared range: a number, or the name of an integer parameter whose value (after
+/// variants and `--set`) it is (`checkpoint_at = { value = 4, range = [1, "tunnel_length"] }`).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum End {
+    /// This number.
+    Int(i64),
+    /// The value of this parameter.
+    Param(String),
+}
+
+/// Declared ranges by parameter, with the file and place of the declaration.
+pub(super) type DeclaredRanges = IndexMap<String, ([End; 2], FileId, std::ops::Range<usize>)>;
+
+/// The declared ranges in numbers, each named end read from the parameters' final values. An end
+/// that names no integer parameter is reported where the range is declared.
+pub(super) fn resolve_ranges(
+    params: &MergedParams,
+    declared: &DeclaredRanges,
+    diags: &mut Vec<Diagnostic>,
+) -> IndexMap<String, (i64, i64)> {
+    let mut out = IndexMap::new();
+    for (name, (ends, file, span)) in declared {
+        let end = |e: &End| -> Result<i64, String> {
+            match e {
+                End::Int(i) => Ok(*i),
+                End::Param(p) => match params.get(p).map(|(_, v)| &v.value) {
+                    Some(ParamValue::Int(i)) => Ok(*i),
+                    Some(_) => Err(format!("the range of `{name}` ends at `{p}`, which is not an integer parameter")),
+                    None => {
+                        let known = params.keys().map(String::as_str);
+                        Err(format!(
+                            "the range of `{name}` ends at `{p}`, which is no parameter{}",
+                            did_you_mean(p, known)
+                        ))
+                    }
+                },
+            }
+        };
+        match (end(&ends[0]), end(&ends[1])) {
+            (Ok(lo), Ok(hi)) => {
+                out.insert(name.clone(), (lo, hi));
+            }
+            (Err(message), _) | (_, Err(message)) => {
+                diags.push(
+                    Diagnostic::new(message)
+                        .at(*file, span.clone())
+                        .expected("an integer, or the name of an integer parameter"),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// Splits the parameters of one file declared as `{ value = ..., range = [lo, hi] }` into their
 /// value and range. A table is a declaration when it has a `value` key and no key but `value`
 /// and `range`. A variant that gives a plain value keeps the range the base declared.
 pub(super) fn split_declarations(
     params: &mut IndexMap<String, Located<ParamValue>>,
     file: FileId,
-    ranges: &mut IndexMap<String, (i64, i64)>,
+    ranges: &mut DeclaredRanges,
     diags: &mut Vec<Diagnostic>,
 ) {
     for (name, located) in params.iter_mut() {
@@ -47,17 +101,34 @@ pub(super) fn split_declarations(
         }
         let range = match table.get("range") {
             None => None,
-            Some(ParamValue::List(ends)) => match ends.as_slice() {
-                [ParamValue::Int(lo), ParamValue::Int(hi)] if lo <= hi => Some((*lo, *hi)),
-                _ => {
-                    diags.push(
-                        Diagnostic::new(format!("parameter `{name}`: a range is two integers, the smaller first"))
+            Some(ParamValue::List(ends)) => {
+                let end = |v: &ParamValue| match v {
+                    ParamValue::Int(i) => Some(End::Int(*i)),
+                    ParamValue::Text(p) => Some(End::Param(p.clone())),
+                    _ => None,
+                };
+                match ends.as_slice() {
+                    [ParamValue::Int(lo), ParamValue::Int(hi)] if lo > hi => {
+                        diags.push(
+                            Diagnostic::new(format!("parameter `{name}`: a range is two integers, the smaller first"))
+                                .at(*file, located.span.clone())
+                                .expected("range = [min, max]"),
+                        );
+                        None
+                    }
+                    [lo, hi] if end(lo).is_some() && end(hi).is_some() => end(lo).zip(end(hi)).map(|(a, b)| [a, b]),
+                    _ => {
+                        diags.push(
+                            Diagnostic::new(format!(
+                                "parameter `{name}`: a range is two integers (or names of integer parameters), the smaller first"
+                            ))
                             .at(*file, located.span.clone())
                             .expected("range = [min, max]"),
-                    );
-                    None
+                        );
+                        None
+                    }
                 }
-            },
+            }
             Some(_) => {
                 diags.push(
                     Diagnostic::new(format!("parameter `{name}`: a range is a list of two integers"))
@@ -77,7 +148,7 @@ pub(super) fn split_declarations(
         }
         located.value = value;
         if let Some(range) = range {
-            ranges.insert(name.clone(), range);
+            ranges.insert(name.clone(), (range, *file, located.span.clone()));
         }
     }
 }
@@ -100,15 +171,62 @@ fn outside(value: &ParamValue, (lo, hi): (i64, i64)) -> Option<i64> {
     }
 }
 
-/// Values outside their declared range, reported where the value is written.
-pub(super) fn check_ranges(params: &MergedParams, ranges: &IndexMap<String, (i64, i64)>, diags: &mut Vec<Diagnostic>) {
+/// The range, in words, with the parameters its ends name: `1 to 10 (tunnel_length)`.
+pub(super) fn range_text(name: &str, (lo, hi): (i64, i64), declared: &DeclaredRanges) -> String {
+    let named: Vec<&str> = declared
+        .get(name)
+        .map(|(ends, ..)| {
+            ends.iter()
+                .filter_map(|e| match e {
+                    End::Param(p) => Some(p.as_str()),
+                    End::Int(_) => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if named.is_empty() { format!("{lo} to {hi}") } else { format!("{lo} to {hi} ({})", named.join(", ")) }
+}
+
+/// A `--set` value outside its parameter's range, once every override is in: a range may end at
+/// another parameter, which a later `--set` may change.
+pub(super) fn check_overridden_ranges(
+    params: &MergedParams,
+    ranges: &IndexMap<String, (i64, i64)>,
+    declared: &DeclaredRanges,
+    overrides: &[(String, String)],
+) -> Result<(), Error> {
+    for (name, text) in overrides {
+        let (Some(&range), Some((_, located))) = (ranges.get(name), params.get(name)) else { continue };
+        if let Some(i) = outside(&located.value, range) {
+            return Err(Error::Override {
+                name: name.clone(),
+                value: Some(crate::diag::clip(text, 60).to_string()),
+                reason: format!("{i} is outside the range of `{name}`, {}", range_text(name, range, declared)),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Values outside their declared range, reported where the value is written (values given by
+/// `--set` are [`check_overridden_ranges`]' to report).
+pub(super) fn check_ranges(
+    params: &MergedParams,
+    ranges: &IndexMap<String, (i64, i64)>,
+    declared: &DeclaredRanges,
+    overridden: &[(String, String)],
+    diags: &mut Vec<Diagnostic>,
+) {
     for (name, &(lo, hi)) in ranges {
+        if overridden.iter().any(|(n, _)| n == name) {
+            continue;
+        }
         let Some((file, located)) = params.get(name) else { continue };
         if let Some(i) = outside(&located.value, (lo, hi)) {
             diags.push(
                 Diagnostic::new(format!("parameter `{name}` is {i}, outside its range"))
                     .at(*file, located.span.clone())
-                    .expected(format!("a value from {lo} to {hi}"))
+                    .expected(format!("a value from {}", range_text(name, (lo, hi), declared)))
                     .found(i.to_string()),
             );
         }
@@ -130,7 +248,7 @@ fn kind_of(value: &ParamValue) -> &'static str {
 /// kind of value (a number for a number, a list for a list), and within the declared range.
 pub(super) fn check_override(
     params: &MergedParams,
-    ranges: &IndexMap<String, (i64, i64)>,
+    ranges: &DeclaredRanges,
     name: &str,
     text: &str,
 ) -> Result<ParamValue, Error> {
@@ -174,8 +292,10 @@ pub(super) fn check_override(
             _ => return wrong(format!("expected {}, as in [1, 2, 3]", kind_of(current))),
         },
     };
-    if let Some(&(lo, hi)) = ranges.get(name)
-        && let Some(i) = outside(&value, (lo, hi))
+    // A range of numbers is checked here, at the argument; one that ends at another parameter
+    // once every override is in (`check_overridden_ranges`).
+    if let Some(([End::Int(lo), End::Int(hi)], ..)) = ranges.get(name)
+        && let Some(i) = outside(&value, (*lo, *hi))
     {
         return wrong(format!("{i} is outside the range of `{name}`, {lo} to {hi}"));
     }
@@ -259,7 +379,8 @@ mod tests {
             ("faces", ParamValue::List(vec![ParamValue::Int(1)])),
             ("by_players", ParamValue::Table(IndexMap::new())),
         ]);
-        let ranges: IndexMap<String, (i64, i64)> = [("goal".to_string(), (5, 20))].into_iter().collect();
+        let ranges: DeclaredRanges =
+            [("goal".to_string(), ([End::Int(5), End::Int(20)], 0, 0..0))].into_iter().collect();
         let set = |n: &str, t: &str| check_override(&p, &ranges, n, t).map_err(|e| e.to_string());
         assert_eq!(set("goal", "12"), Ok(ParamValue::Int(12)));
         assert!(set("goal", "abc").unwrap_err().contains("expected an integer"));
@@ -290,13 +411,14 @@ mod tests {
         let (mut diags, mut ranges) = (Vec::new(), IndexMap::new());
         split_declarations(&mut file, 0, &mut ranges, &mut diags);
         let mut p: MergedParams = file.into_iter().map(|(n, v)| (n, (0, v))).collect();
-        assert_eq!(ranges.get("goal"), Some(&(5, 20)));
+        assert_eq!(ranges.get("goal").map(|r| &r.0), Some(&[End::Int(5), End::Int(20)]));
         assert_eq!(p["goal"].1.value, ParamValue::Int(10));
         assert_eq!(diags.len(), 1, "the reversed range is refused: {diags:?}");
         assert!(matches!(p["by_players"].1.value, ParamValue::Table(_)), "a plain table stays a table");
         let mut diags = Vec::new();
         p["goal"].1.value = ParamValue::Int(30);
-        check_ranges(&p, &ranges, &mut diags);
+        let resolved = resolve_ranges(&p, &ranges, &mut diags);
+        check_ranges(&p, &resolved, &ranges, &[], &mut diags);
         assert_eq!(diags.len(), 1);
     }
 
@@ -311,5 +433,33 @@ mod tests {
         assert_eq!(comment_at(&sources, file, &(at..at + 2)), "The goal. Rule 3.", "shared with the line above");
         let at = text.find("1\n").unwrap();
         assert_eq!(comment_at(&sources, file, &(at..at + 1)), "", "a blank line ends the search");
+    }
+
+    #[test]
+    fn a_range_may_end_at_another_parameter_as_overridden() {
+        let p = params(&[("length", ParamValue::Int(10)), ("checkpoint", ParamValue::Int(4))]);
+        let declared: DeclaredRanges =
+            [("checkpoint".to_string(), ([End::Int(1), End::Param("length".into())], 0, 0..0))].into_iter().collect();
+        let mut diags = Vec::new();
+        assert_eq!(resolve_ranges(&p, &declared, &mut diags).get("checkpoint"), Some(&(1, 10)));
+        // 50 passes the argument's own check, and is refused once the length is known.
+        let mut p = p;
+        p["checkpoint"].1.value = check_override(&p, &declared, "checkpoint", "50").unwrap();
+        let resolved = resolve_ranges(&p, &declared, &mut diags);
+        let overrides = [("checkpoint".to_string(), "50".to_string())];
+        let err = check_overridden_ranges(&p, &resolved, &declared, &overrides).unwrap_err().to_string();
+        assert!(err.contains("50 is outside the range of `checkpoint`, 1 to 10 (length)"), "{err}");
+        // A longer tunnel makes room for it.
+        p["length"].1.value = ParamValue::Int(60);
+        let resolved = resolve_ranges(&p, &declared, &mut diags);
+        assert!(check_overridden_ranges(&p, &resolved, &declared, &overrides).is_ok());
+        // An end naming nothing is reported.
+        let wrong: DeclaredRanges =
+            [("checkpoint".to_string(), ([End::Int(1), End::Param("lenght".into())], 0, 0..0))].into_iter().collect();
+        resolve_ranges(&p, &wrong, &mut diags);
+        assert!(
+            diags.iter().any(|d| d.message.contains("which is no parameter (did you mean `length`?)")),
+            "{diags:?}"
+        );
     }
 }

@@ -156,6 +156,9 @@ pub struct RawGame {
     pub players: Option<Located<Players>>,
     /// Counts within `players` that the rules do not allow (a team game for 4 or 6: `[5]`).
     pub excluded_players: Option<Located<Vec<u8>>>,
+    /// The count most tables play: what `sim`, `sweep` and `play` play when not told (default:
+    /// the smallest count allowed).
+    pub usual_players: Option<Located<u8>>,
     /// Rhai files with the phase logic, relative to the ruleset folder, compiled in this order.
     pub scripts: Option<Vec<Name>>,
     /// The phase the game starts in.

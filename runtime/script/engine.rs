@@ -113,9 +113,18 @@ impl Scripts {
                 let similar: Vec<String> = functions
                     .iter()
                     .filter(|(n, _)| *n == h.name)
-                    .map(|(n, a)| format!("{n} with {a} argument(s)"))
+                    .map(|(n, a)| format!("{n} with {}", crate::diag::counted(*a, "argument")))
                     .collect();
-                let mut d = Diagnostic::new(format!("no script function `{}` taking {} argument(s)", h.name, h.arity))
+                let hint = if similar.is_empty() {
+                    crate::diag::did_you_mean(
+                        &h.name,
+                        functions.iter().filter(|(_, a)| *a == h.arity).map(|(n, _)| n.as_str()),
+                    )
+                } else {
+                    String::new()
+                };
+                let arguments = crate::diag::counted(h.arity, "argument");
+                let mut d = Diagnostic::new(format!("no script function `{}` taking {arguments}{hint}", h.name))
                     .at(h.file, h.span.clone())
                     .expected(format!(
                         "fn {}({}) in one of the ruleset's scripts",
@@ -204,14 +213,76 @@ impl Scripts {
                 d = d.at(file, offset..offset + 1);
             }
             (Some(&(file, defined)), None) => {
-                d = d.at(file, defined..defined + 2).note(format!(
-                    "the script engine does not say where in `{function}` it stopped: this is where `{function}` begins"
-                ));
+                // A runaway loop is the likely place of too many operations: show the loops of
+                // the function, the first one as the place.
+                let text = self.defs.sources.text(file);
+                let loops = match e {
+                    EvalAltResult::ErrorTooManyOperations(_) => loops_in_function(&self.engine, text, defined),
+                    _ => Vec::new(),
+                };
+                match loops.first() {
+                    Some(&(at, len)) => {
+                        let lines: Vec<String> = loops
+                            .iter()
+                            .map(|&(at, _)| text[..at].matches('\n').count().saturating_add(1).to_string())
+                            .collect();
+                        d = d.at(file, at..at + len).note(format!(
+                            "the script engine does not say where in `{function}` it stopped; its loops are on line{} {}",
+                            if lines.len() == 1 { "" } else { "s" },
+                            lines.join(", ")
+                        ));
+                    }
+                    None => {
+                        d = d.at(file, defined..defined + 2).note(format!(
+                            "the script engine does not say where in `{function}` it stopped: this is where `{function}` begins"
+                        ));
+                    }
+                }
             }
             (None, _) => {}
         }
         d
     }
+}
+
+/// The loops (`loop`, `while`, `do`, `for`) of the function whose definition starts at byte
+/// `defined` of `text`, as (byte offset, length) of their keywords, in order: from the
+/// definition's first `{` to the brace that closes it.
+fn loops_in_function(engine: &Engine, text: &str, defined: usize) -> Vec<(usize, usize)> {
+    let Some(body) = text.get(defined..) else { return Vec::new() };
+    // Byte offsets of the lines of `body`, to turn the lexer's line and column into an offset.
+    let line_starts: Vec<usize> = std::iter::once(0).chain(body.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let inputs = [body];
+    let (tokens, _) = engine.lex(&inputs);
+    let mut depth = 0usize;
+    let mut loops = Vec::new();
+    for (token, pos) in tokens.take(body.len() + 1) {
+        let keyword = match token {
+            rhai::Token::EOF => break,
+            rhai::Token::LeftBrace => {
+                depth += 1;
+                continue;
+            }
+            rhai::Token::RightBrace => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+                continue;
+            }
+            rhai::Token::Loop => "loop",
+            rhai::Token::While => "while",
+            rhai::Token::Do => "do",
+            rhai::Token::For => "for",
+            _ => continue,
+        };
+        let (Some(line), Some(column)) = (pos.line(), pos.position()) else { continue };
+        // Rhai counts columns in characters, from 1.
+        let Some(&start) = line_starts.get(line - 1) else { continue };
+        let offset = body[start..].char_indices().nth(column - 1).map_or(start, |(i, _)| start + i);
+        loops.push((defined + offset, keyword.len()));
+    }
+    loops
 }
 
 /// Rhai's keywords that are also its own functions (`print("x")`, `Fn("f")`, `this`): a script

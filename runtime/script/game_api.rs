@@ -503,6 +503,16 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("team", |g: &mut GameApi, seat: &str| -> RhaiResult<Dynamic> { team_of(&g.defs, seat) });
     engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.state.borrow().phase as usize].clone());
     engine.register_fn("clock", |g: &mut GameApi| g.state.borrow().clock);
+    // Narration: a line told to every seat, or to some seats (a name or a list of names).
+    engine.register_fn("say", |g: &mut GameApi, text: &str| -> RhaiResult<()> { say(g, u32::MAX, text) });
+    engine.register_fn("say", |g: &mut GameApi, seat: &str, text: &str| -> RhaiResult<()> {
+        let seats = seat_mask(&g.defs, std::slice::from_ref(&Dynamic::from(seat.to_string())))?;
+        say(g, seats, text)
+    });
+    engine.register_fn("say", |g: &mut GameApi, seats: Array, text: &str| -> RhaiResult<()> {
+        let seats = seat_mask(&g.defs, &seats)?;
+        say(g, seats, text)
+    });
     // Recorded games keep every note: their length counts as work.
     engine.register_fn("note", |g: &mut GameApi, text: &str| -> RhaiResult<()> {
         g.charge(text.len())?;
@@ -772,4 +782,27 @@ pub(super) fn rules_seats(defs: &Defs, players: u8) -> Array {
         .filter(|&s| defs.seats[s as usize].by_rules && defs.seat_in_play(s, players))
         .map(|s| Dynamic::from(defs.seat_names[s as usize].clone()))
         .collect()
+}
+
+/// Tells `seats` (a mask) a line of narration. Its length counts as work, as a note's does.
+fn say(g: &mut GameApi, seats: u32, text: &str) -> RhaiResult<()> {
+    g.charge(text.len())?;
+    g.state.borrow_mut().emit(Event::Said { seats, text: text.to_string() });
+    Ok(())
+}
+
+/// The mask of the seats named in a script's list (`["red", "blue"]`).
+fn seat_mask(defs: &Defs, names: &[Dynamic]) -> RhaiResult<u32> {
+    let mut mask = 0u32;
+    for name in names {
+        let Some(text) = name.clone().try_cast::<ImmutableString>() else {
+            return fail(format!("say: expected seat names, found {}", name.type_name()));
+        };
+        let Some(seat) = defs.seat(&text) else {
+            let known = defs.seats.iter().map(|s| s.name.as_str());
+            return fail(format!("say: no seat named `{text}`{}", crate::diag::did_you_mean(&text, known)));
+        };
+        mask |= 1u32 << seat;
+    }
+    Ok(mask)
 }

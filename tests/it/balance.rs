@@ -118,6 +118,14 @@ fn csv_and_jsonl_have_a_row_per_game() {
         .map(|l| serde_json::from_str(l).expect("row"))
         .collect();
     assert_eq!(rows.len(), 57);
+    // The same names in both files; seeds as strings of digits, for they pass 2^63 (game 0's
+    // is 16294208416658607535), beyond JavaScript's numbers and pandas' int64.
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["game"], i as u64, "{row}");
+        let csv_seed = lines[i + 1].split(',').nth(1).unwrap();
+        assert_eq!(row["seed"].as_str(), Some(csv_seed), "{row}");
+    }
+    assert!(rows.iter().any(|r| r["seed"].as_str().unwrap().parse::<u64>().unwrap() > 1 << 63));
     assert_eq!(rows[3]["counters"]["tunnel"].to_string(), lines[4].split(',').nth(9).unwrap());
     let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "1", "--record", "mony"], "");
     assert!(!ok);
@@ -168,13 +176,33 @@ fn a_resumed_sweep_gives_the_same_table() {
     assert!(err.contains("2 of 4 cells were kept"), "{err}");
     let table = |dir: &PathBuf| std::fs::read_to_string(dir.join("table.csv")).expect("table");
     assert_eq!(table(&whole), table(&resumed));
-    for (plot, names) in [
-        ("share-tunnel_length.svg", "outcome share by tunnel_length"),
-        ("share-checkpoint_cost.svg", "outcome share by checkpoint_cost"),
-        ("length.svg", "tunnel_length / checkpoint_cost"),
+    for (plot, names, ticks) in [
+        (
+            "share-tunnel_length.svg",
+            "outcome share by tunnel_length (95% interval), all values of checkpoint_cost pooled",
+            ["8", "9"],
+        ),
+        (
+            "share-checkpoint_cost.svg",
+            "outcome share by checkpoint_cost (95% interval), all values of tunnel_length pooled",
+            ["4", "6"],
+        ),
+        ("length.svg", "tunnel_length / checkpoint_cost", ["", ""]),
     ] {
         let svg = std::fs::read_to_string(resumed.join(plot)).expect(plot);
         assert!(svg.starts_with("<svg") && svg.contains(names), "{plot}");
+        if !ticks[0].is_empty() {
+            // One tick per value swept, each labelled with its value (not round numbers between).
+            let texts: Vec<&str> = svg
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| t.split('>').nth(1))
+                .map(|t| t.split('<').next().unwrap_or("").trim())
+                .collect();
+            let numbers: Vec<&str> =
+                texts.iter().copied().filter(|t| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit())).collect();
+            assert_eq!(numbers, ticks, "{plot}: {texts:?}");
+        }
     }
     // A kept cell of other rules is not reused: another seed plays other games.
     let args = ["sweep", "east-berlin", "--set", "tunnel_length=8..9", "--set", "checkpoint_cost=4,6"];

@@ -14,7 +14,7 @@ fn unknown_key_is_reported_at_its_line_with_the_keys_expected() {
     let (ok, err) = check("tests/fixtures/broken/unknown-key");
     assert!(!ok);
     assert!(err.contains("tests/fixtures/broken/unknown-key/game.toml:9:1"), "{err}");
-    assert!(err.contains("unknown field `capacty`"), "{err}");
+    assert!(err.contains("unknown field `capacty` (did you mean `capacity`?)"), "{err}");
     assert!(err.contains("expected one of") && err.contains("`capacity`"), "{err}");
     insta::assert_snapshot!(err);
 }
@@ -193,4 +193,17 @@ fn an_actions_own_options_that_its_legal_hook_refuses_are_found_by_check() {
         err.contains("the options hook `take_options` lists `solo: take 3`, which the rules refuse: the `legal` hook `can_take` refuses it"),
         "{err}"
     );
+}
+
+#[test]
+fn a_mistyped_hook_gets_the_likely_function() {
+    let dir = std::env::temp_dir().join(format!("tabula-check-hook-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toml = std::fs::read_to_string("tests/fixtures/broken/rhai-syntax/game.toml").unwrap();
+    std::fs::write(dir.join("game.toml"), toml.replace("on_enter = \"begin\"", "on_enter = \"begn\"")).unwrap();
+    std::fs::write(dir.join("rules.rhai"), "fn begin(game) {\n    game.end(\"done\");\n}\n").unwrap();
+    let (ok, err) = check(dir.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!ok);
+    assert!(err.contains("no script function `begn` taking 1 argument (did you mean `begin`?)"), "{err}");
 }

@@ -56,7 +56,7 @@ fn two_humans_at_one_screen_hand_it_over_between_turns() {
 fn play_refuses_an_unknown_seat() {
     let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "spy=human"], "");
     assert!(!ok);
-    assert!(err.contains("--seat spy: expected one of exile, police"), "{err}");
+    assert!(err.contains("--seat spy: no such seat; expected one of exile, police"), "{err}");
 }
 
 #[test]
@@ -87,7 +87,12 @@ fn sim_summary_is_readable() {
 fn list_shows_the_shipped_rulesets() {
     let (ok, out, _) = tabula(&["list"], "");
     assert!(ok);
-    assert!(out.contains("east-berlin") && out.contains("Escape from East Berlin (2-2 players)"), "{out}");
+    assert!(
+        out.contains("east-berlin")
+            && out.contains("Escape from East Berlin (2 players)")
+            && out.contains("Escape Plan (1-5 players)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -130,4 +135,37 @@ fn a_real_time_game_logged_at_the_terminal_replays_to_the_same_end() {
         assert!(ok, "seed {seed}: {err}");
         assert!(replayed.contains(&format!("game over: {outcome}")), "seed {seed}: {replayed}");
     }
+}
+
+/// The outcome rows of `tabula sim`'s summary: the names between the `outcome` and `seat` headers.
+fn outcome_rows(out: &str) -> Vec<String> {
+    out.lines()
+        .skip_while(|l| !l.trim_start().starts_with("outcome "))
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with("seat "))
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn sim_plays_the_usual_player_count_and_lists_the_outcomes_it_can_reach() {
+    // Dig Your Way Out declares `usual_players = 4`: sim plays four prisoners unless told, and
+    // the outcomes of the two seats out of play are not rows.
+    let (ok, out, err) = tabula(&["sim", "blackgate", "--games", "2"], "");
+    assert!(ok, "{err}");
+    assert!(out.starts_with("blackgate: 2 games, 4 players,"), "{out}");
+    assert_eq!(outcome_rows(&out), ["red", "blue", "green", "yellow", "draw"], "{out}");
+    let (ok, out, err) = tabula(&["sim", "blackgate", "--games", "2", "--players", "2"], "");
+    assert!(ok, "{err}");
+    assert_eq!(outcome_rows(&out), ["red", "blue", "draw"], "{out}");
+    // Colditz's joint escapes of two or three nationalities are possible only when they all
+    // play; at 3 players (the German and two nationalities) only the pair of those two is.
+    let (ok, out, err) = tabula(&["sim", "colditz", "--games", "1", "--players", "3"], "");
+    assert!(ok, "{err}");
+    assert_eq!(outcome_rows(&out), ["german", "american", "british", "american_british"], "{out}");
+    // A cooperative win of every seat can happen with one adventurer, who is "1 player".
+    let (ok, out, err) = tabula(&["sim", "temple", "--games", "1", "--players", "1"], "");
+    assert!(ok, "{err}");
+    assert!(out.starts_with("temple: 1 game, 1 player,"), "{out}");
+    assert_eq!(outcome_rows(&out), ["win", "loss"], "{out}");
 }

@@ -163,7 +163,7 @@ fn arguments_that_make_no_sense_are_refused() {
     let log = "examples/logs/east-berlin/checkpoint-paid.log";
     let (ok, _, err) = tabula(&["replay", log, log, "--view", "police"], "");
     assert!(!ok, "--view was ignored");
-    assert!(err.contains("--view, --until, --seat-log and --watch show one log"), "{err}");
+    assert!(err.contains("--view, --state, --until, --seat-log and --watch show one log"), "{err}");
     let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "0"], "");
     assert!(!ok);
     assert!(err.contains("0 is not in 1.."), "{err}");
@@ -172,7 +172,8 @@ fn arguments_that_make_no_sense_are_refused() {
     assert!(err.contains("no ruleset `templ` (did you mean `temple`?)"), "{err}");
     let (ok, _, err) = tabula(&["sim", "temple", "--variant", "expert"], "");
     assert!(!ok);
-    assert!(err.contains("(did you mean `experts`?)"), "{err}");
+    assert!(err.contains("no variant `expert` in temple (did you mean `experts`?)"), "{err}");
+    assert_eq!(err.matches("no variant").count(), 1, "said once: {err}");
 }
 
 #[test]
@@ -271,4 +272,95 @@ fn a_variant_overlay_of_ones_own_is_applied_and_logged_by_its_path() {
     assert!(ok, "the log replays from another folder: {err}{out}");
     let (ok, _, err) = run(&["sim", ruleset, "--variant", "./nothing.toml", "--games", "1"], &dir);
     assert!(!ok && err.contains("no such overlay file"), "{err}");
+}
+
+#[test]
+fn a_mistyped_name_in_a_log_gets_the_likely_name_and_the_names_it_could_be() {
+    let dir = scratch("typo");
+    let log = altered_log(&dir, "exile: assign angela tunnel", "exile: assign angla tunnel");
+    let (ok, _, err) = tabula(&["replay", &log], "");
+    assert!(!ok);
+    assert!(err.contains(":22:"), "{err}");
+    assert!(
+        err.contains("`angla` is not a valid member for assign (did you mean `angela`?); member is one of angela, bruno, carl, dan, erika, fine"),
+        "{err}"
+    );
+    let log = altered_log(&dir, "exile: assign angela tunnel", "exile: assign angela tunel");
+    let (ok, _, err) = tabula(&["replay", &log], "");
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "`tunel` is not a valid area for assign (did you mean `tunnel`?); area is one of tunnel, funding, city"
+        ),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_mistyped_seat_or_agent_for_play_gets_the_likely_name() {
+    let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "exil=human"], "");
+    assert!(!ok);
+    assert!(err.contains("--seat exil: no such seat (did you mean `exile`?); expected one of exile, police"), "{err}");
+    let (ok, _, err) = tabula(&["play", "east-berlin", "--seat", "exile=humn"], "");
+    assert!(!ok);
+    assert!(err.contains("no such agent (did you mean `human`?)"), "{err}");
+}
+
+#[test]
+fn a_failing_game_of_a_run_comes_with_the_command_that_plays_it_again() {
+    let ruleset = "tests/corpus/rulesets/script-endless-loop";
+    let (ok, _, err) = tabula(&["sim", ruleset, "--games", "3", "--seed", "7"], "");
+    assert!(!ok);
+    let folder = std::fs::canonicalize(ruleset).unwrap();
+    let command = format!("tabula sim {} --seed 7 --games 1 --players 1", folder.display());
+    assert!(err.contains(&format!("to play it again: {command}")), "{err}");
+    // The command does play the same failing game.
+    let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let (ok, _, again) = tabula(&words, "");
+    assert!(!ok);
+    assert!(again.contains("in game 0 of the run") || again.contains("game 0 of the run"), "{again}");
+    let seeded = |text: &str| text.lines().find(|l| l.contains("seeded")).map(str::to_string);
+    assert_eq!(seeded(&err), seeded(&again), "the same game");
+}
+
+#[test]
+fn rows_written_to_a_pipe_whose_reader_goes_away_end_quietly() {
+    // `tabula sim ... --jsonl /dev/stdout | head -1`: the reader leaves after one row.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["sim", "east-berlin", "--games", "400", "--jsonl", "/dev/stdout"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tabula");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("Broken pipe") && !err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "exit status {:?}: {err}", out.status);
+}
+
+#[test]
+fn every_integer_parameter_of_a_shipped_ruleset_declares_its_range() {
+    // A value --set outside what makes sense is refused instead of played silently.
+    use tabula::rules::ParamValue;
+    let mut unranged = Vec::new();
+    for ruleset in ["east-berlin", "blackgate", "escape-plan", "colditz", "temple"] {
+        let rules = tabula::load(ruleset, &tabula::LoadOptions::default()).expect("loads");
+        for p in &rules.param_info {
+            let integers = match &p.value {
+                ParamValue::Int(_) => true,
+                ParamValue::List(items) => !items.is_empty() && items.iter().all(|i| matches!(i, ParamValue::Int(_))),
+                _ => false,
+            };
+            if integers && p.range.is_none() {
+                unranged.push(format!("{ruleset}: {}", p.name));
+            }
+        }
+    }
+    assert!(unranged.is_empty(), "parameters without a range:\n{}", unranged.join("\n"));
+    // East Berlin's checkpoint lies on the tunnel, however long it is made.
+    let (ok, _, err) = tabula(&["sim", "east-berlin", "--games", "1", "--set", "checkpoint_1_at=50"], "");
+    assert!(!ok);
+    assert!(err.contains("50 is outside the range of `checkpoint_1_at`, 0 to 10 (tunnel_length)"), "{err}");
 }

@@ -424,6 +424,12 @@ fn increased_security_stops_construction_and_is_discarded() {
         ",
     );
     assert_eq!(counter(&game, "round"), 2);
+    // Both seats are told why the tunnel stands still (the card lies face up since the reveal).
+    let reason = "Increased security in the tunnel: the tunnel does not advance this round";
+    for seat in [EXILE, POLICE] {
+        let told = tabula::narrate::narrate(&game, Some(seat), game.events());
+        assert_eq!(told.iter().filter(|l| *l == reason).count(), 1, "seat {seat}: {told:?}");
+    }
     // No construction: the tunnel marker stays on the start square, no construction level-up.
     assert_eq!(counter(&game, "tunnel"), 0);
     for member in ["angela", "bruno", "carl"] {

@@ -61,12 +61,30 @@ fn game_invariants(game: &Game) -> Result<(), String> {
         }
     }
     for seat in &SEATS[..game.players() as usize] {
-        // Contacts, equipment and fixers never take more slots than the 5 of a board less
-        // those of handcuff cards ("Handschellenkarten").
-        let board = pieces(game, &format!("board.{seat}")).len();
-        let cuffs = pieces(game, &format!("cuffs.{seat}")).len();
-        if board + cuffs.min(5) > 5 {
-            return Err(format!("{seat}'s board holds {board} cards and tiles and {cuffs} handcuffs"));
+        // The player board's 9 slots, left to right: cards and tiles on distinct slots, the
+        // locked advantage tiles side by side against the handcuff cards, which take the
+        // rightmost slots ("Handschellenkarten: soweit wie möglich rechts"); a card or tile right
+        // of the open slots lies under a handcuff card.
+        let cuffed_from = 10 - pieces(game, &format!("cuffs.{seat}")).len().min(9) as i64;
+        let locked: Vec<i64> = pieces(game, &format!("assets.{seat}"))
+            .iter()
+            .filter(|a| a.starts_with("adv_") && prop(game, a, "state") == 0)
+            .map(|a| prop(game, a, "slot"))
+            .collect();
+        let open_end = cuffed_from - 1 - locked.len() as i64;
+        let mut want: Vec<i64> = (open_end + 1..cuffed_from).collect();
+        let mut got = locked.clone();
+        got.sort_unstable();
+        want.sort_unstable();
+        if got != want {
+            return Err(format!("{seat}'s locked advantage tiles lie on {got:?}, not {want:?}"));
+        }
+        let mut slots = std::collections::HashSet::new();
+        for item in pieces(game, &format!("board.{seat}")) {
+            let slot = prop(game, &item, "slot");
+            if !(1..=9).contains(&slot) || (slot > open_end && slot < cuffed_from) || !slots.insert(slot) {
+                return Err(format!("{seat}'s {item} on slot {slot} (open to {open_end}, cuffed from {cuffed_from})"));
+            }
         }
     }
     // "Ignoriere Fluchtwegkarten für offene Fluchtwege an Tag 1 und 2".
@@ -117,6 +135,11 @@ fn every_player_count_plays_three_days_to_the_end() {
                 // Only an escaped robber can win.
                 if SEATS.contains(&outcome.as_str()) {
                     assert_eq!(zone_of(&game, &format!("robber_{outcome}")), "escaped");
+                } else if outcome == "short" {
+                    // Solo (approximation): escaped, with less than the target.
+                    assert_eq!(players, 1);
+                    assert_eq!(zone_of(&game, "robber_red"), "escaped");
+                    assert!(counter(&game, "score.red") < 15);
                 } else {
                     assert!(outcome == "shared" || outcome == "nobody", "{outcome}");
                 }
@@ -269,14 +292,23 @@ fn escapes_arrests_scores_and_tie_breakers_follow_the_aid() {
     for (agent, seed) in [("heuristic", 11u64), ("heuristic", 12), ("random", 13), ("random", 14), ("random", 15)] {
         let seats = &SEATS[..3];
         let mut before: Vec<(String, i64)> = vec![(String::new(), 0); 3];
+        // The money at each seat's last `turn` prompt: an escape chosen there may be completed
+        // a few prompts later (an officer on the exit's tile to evade), but pays at once.
+        let mut at_turn = [0i64; 3];
         let game = play(&rules, 3, agent, seed, |g| {
+            if let Some(p) = g.prompt()
+                && rules.actions[p.action as usize].name == "turn"
+                && (p.seat as usize) < 3
+            {
+                at_turn[p.seat as usize] = counter(g, &format!("money.{}", seats[p.seat as usize]));
+            }
             for (i, seat) in seats.iter().enumerate() {
                 let zone = zone_of(g, &format!("robber_{seat}"));
                 let money = counter(g, &format!("money.{seat}"));
                 let (was, had) = before[i].clone();
                 if was == "figures" && zone == "escaped" {
-                    if had < 14 || money != had - 14 {
-                        return Err(format!("{seat} escaped with {had}, left with {money}"));
+                    if at_turn[i] < 14 || money != at_turn[i] - 14 {
+                        return Err(format!("{seat} escaped with {}, left with {money}", at_turn[i]));
                     }
                     escapes += 1;
                 }
@@ -366,10 +398,10 @@ fn a_move_of_four_points_is_paid_with_a_gas_can() {
     assert_eq!(counter(&after, "money.red"), 11, "5 - 2 scanners + the open route's income 10");
 }
 
-/// "Schließfächer öffnen" is looked at in private: `locker.log` and a copy in which yellow's
-/// bronze pile differs only in a locker it sees (locker_bronze_1 where locker_bronze_4 was, so
+/// "Schließfächer öffnen" is looked at in private: `locker.log` and a copy in which blue's
+/// bronze pile differs only in a locker it sees (locker_bronze_3 where locker_bronze_1 was, so
 /// that it keeps that one) look the same, line for line, to every other seat (their views and
-/// their copies of the log, where the secret `keep` is masked); to yellow they differ.
+/// their copies of the log, where the secret `keep` is masked); to blue they differ.
 #[test]
 fn the_lockers_a_robber_looks_at_stay_its_own() {
     use tabula::log::{ReplayOptions, parse, replay_with, seat_log};
@@ -377,38 +409,39 @@ fn the_lockers_a_robber_looks_at_stay_its_own() {
     let text = std::fs::read_to_string("examples/logs/escape-plan/locker.log").expect("reads");
     let shuffle = text.lines().find(|l| l.starts_with("* shuffle lockers_bronze")).expect("a bronze shuffle");
     let swapped = shuffle
-        .replace("locker_bronze_4", "X")
-        .replace("locker_bronze_1", "locker_bronze_4")
-        .replace('X', "locker_bronze_1");
-    let other =
-        text.replacen(shuffle, &swapped, 1).replace("yellow: keep locker_bronze_4", "yellow: keep locker_bronze_1");
+        .replace("locker_bronze_1", "X")
+        .replace("locker_bronze_3", "locker_bronze_1")
+        .replace('X', "locker_bronze_3");
+    let other = text.replacen(shuffle, &swapped, 1).replace("blue: keep locker_bronze_1", "blue: keep locker_bronze_3");
     assert_ne!(text, other);
     let (a, b) = (parse(&text, 0).expect("parses"), parse(&other, 0).expect("parses"));
-    let keep = text.lines().position(|l| l.starts_with("yellow: keep")).expect("yellow keeps a locker") + 1;
+    let keep = text.lines().position(|l| l.starts_with("blue: keep")).expect("blue keeps a locker") + 1;
     let rules = rules();
+    let others = [0u8, 2, 3];
     for line in [keep - 1, keep] {
         let upto = ReplayOptions { until_line: Some(line), record: false };
         let ga = replay_with(&a, rules.clone(), &upto).expect("replays").game;
         let gb = replay_with(&b, rules.clone(), &upto).expect("replays").game;
-        for seat in 0..3u8 {
+        for seat in others {
             assert_eq!(view(&ga, Some(seat)), view(&gb, Some(seat)), "seat {seat}, line {line}");
         }
-        assert_ne!(view(&ga, Some(3)), view(&gb, Some(3)), "yellow sees what it looks at (line {line})");
+        assert_ne!(view(&ga, Some(1)), view(&gb, Some(1)), "blue sees what it looks at (line {line})");
     }
-    for seat in 0..3u8 {
+    for seat in others {
         let (ca, cb) =
             (seat_log(&a, rules.clone(), seat).expect("copy"), seat_log(&b, rules.clone(), seat).expect("copy"));
         assert_eq!(ca.to_string(), cb.to_string(), "seat {seat}'s copy of the log");
     }
     assert!(
-        pieces(&replay_with(&a, rules.clone(), &ReplayOptions::default()).expect("replays").game, "loot.yellow")
-            .contains(&"locker_bronze_4".to_string())
+        pieces(&replay_with(&a, rules.clone(), &ReplayOptions::default()).expect("replays").game, "loot.blue")
+            .contains(&"locker_bronze_1".to_string())
     );
 }
 
 /// The path is the robber's: in `two-players-sandra.log` blue's move to biz_2 has two paths of
-/// 2 points that leave different tiles. Through tile_6 it passes 4 officers (a third handcuff
-/// card); through start_a, more (a fourth). A tile no remaining path leaves apart is refused.
+/// 2 points that leave different tiles. Through tile_6 it passes 5 officers (Sandra counted: a
+/// fifth handcuff card); through start_a, more (a seventh). A tile no remaining path leaves
+/// apart is refused.
 #[test]
 fn the_robber_picks_the_path_of_a_move() {
     use tabula::log::{ReplayOptions, parse, replay_with};
@@ -421,8 +454,8 @@ fn the_robber_picks_the_path_of_a_move() {
     };
     let via_tile_6 = with("blue: path tile_6").expect("the log's path");
     let via_start_a = with("blue: path start_a").expect("the other path");
-    assert_eq!(pieces(&via_tile_6, "cuffs.blue").len(), 3);
-    assert_eq!(pieces(&via_start_a, "cuffs.blue").len(), 4);
+    assert_eq!(pieces(&via_tile_6, "cuffs.blue").len(), 5);
+    assert_eq!(pieces(&via_start_a, "cuffs.blue").len(), 7);
     assert!(with("blue: path tile_7").is_err(), "tile_7 lies on both paths: nothing to choose");
 }
 
@@ -436,10 +469,160 @@ fn the_heuristic_takes_the_only_option_when_its_preference_is_missing() {
     let text = std::fs::read_to_string("tests/fixtures/agents/escape-plan-no-exit-tiles.log").expect("reads");
     let log = parse(&text, 0).expect("parses");
     let game = replay_with(&log, rules(), &ReplayOptions::default()).expect("replays").game;
-    let yellow = game.rules().seat("yellow").expect("yellow");
-    let legal = game.legal_actions(yellow).expect("lists");
+    let red = game.rules().seat("red").expect("red");
+    let legal = game.legal_actions(red).expect("lists");
     let described: Vec<String> = legal.iter().map(|a| tabula::event::describe_action(game.rules(), a)).collect();
-    assert_eq!(described, ["yellow: exit_tiles skip"], "the exit tiles are gone: skipping is all yellow may do");
+    assert_eq!(described, ["red: exit_tiles skip"], "the exit tiles are gone: skipping is all red may do");
     let mut agent = ScriptAgent::new(game.rules().clone(), "heuristic").expect("the heuristic agent");
-    assert_eq!(agent.choose(&Decision::new(&game, yellow, &legal)).expect("chooses"), 0);
+    assert_eq!(agent.choose(&Decision::new(&game, red, &legal)).expect("chooses"), 0);
+}
+
+/// The game of `examples/logs/escape-plan/<name>` replayed up to and including the first line
+/// that reads `line` (to its end with `None`).
+fn log_state(name: &str, line: Option<&str>) -> Game {
+    use tabula::log::{ReplayOptions, parse, replay_with};
+    let text = std::fs::read_to_string(format!("examples/logs/escape-plan/{name}")).expect("reads");
+    let until = line.map(|l| text.lines().position(|x| x == l).unwrap_or_else(|| panic!("{name} has no line {l}")) + 1);
+    let log = parse(&text, 0).expect("parses");
+    replay_with(&log, rules(), &ReplayOptions { until_line: until, record: false })
+        .unwrap_or_else(|e| panic!("{name}: line {}: {}", e.line, e.message))
+        .game
+}
+
+/// `fourth-wound.log`: "Sobald Du eine 4. Wunde erleidest, heilst Du sofort 1 Wunde und erhältst
+/// eine Handschellenkarte": the 4th wound leaves 3 (not 2) and a handcuff card on slot 9, whose
+/// locked advantage tile is lost; the 5th, another on slot 8. The cards on slots 1 and 2 stay.
+#[test]
+fn a_fourth_wound_heals_one_and_brings_a_handcuff_card_on_the_rightmost_slot() {
+    let fourth = log_state("fourth-wound.log", Some("red: move biz_3"));
+    assert_eq!((counter(&fourth, "wounds.red"), pieces(&fourth, "cuffs.red").len()), (3, 1));
+    assert_eq!(zone_of(&fourth, "adv_red_cash2"), "used", "the tile under slot 9 is lost");
+    let fifth = log_state("fourth-wound.log", Some("red: move safe_3"));
+    assert_eq!((counter(&fifth, "wounds.red"), pieces(&fifth, "cuffs.red").len()), (3, 2));
+    assert_eq!(zone_of(&fifth, "adv_red_extra"), "used", "the tile under slot 8 is lost");
+    assert_eq!((prop(&fifth, "fence_4", "slot"), prop(&fifth, "lookout_5", "slot")), (1, 2));
+}
+
+/// `received-card.log`: a card received may replace one on the board (+1 notoriety) or leave
+/// the game, though a slot is free ("a) ... b) ... c)").
+#[test]
+fn a_card_received_may_replace_one_or_leave_the_game_while_a_slot_is_free() {
+    let swapped = log_state("received-card.log", Some("red: take_contact insider_6 lookout_5"));
+    assert_eq!(prop(&swapped, "insider_6", "slot"), 1, "on the slot of the card it replaced");
+    assert_eq!(zone_of(&swapped, "lookout_5"), "used");
+    assert_eq!(counter(&swapped, "noto_plus.red"), 1, "+1 notoriety for the replacement");
+    let out = log_state("received-card.log", Some("red: take_contact fence_4 out"));
+    assert_eq!(zone_of(&out, "fence_4"), "used");
+    assert_eq!(pieces(&out, "board.red"), ["insider_6"], "slots 2 and 3 stay free");
+}
+
+/// `sealed-route-income.log`: "Falls verschlossen (optional): Erhalte statt dessen
+/// Fluchtwegplättchen": a robber without a contact card at a sealed route takes the income.
+#[test]
+fn a_sealed_route_pays_income_to_a_robber_without_contacts() {
+    let before = log_state("sealed-route-income.log", Some("red: use wig_2"));
+    assert_eq!(counter(&before, "money.red"), 0);
+    let there = log_state("sealed-route-income.log", Some("red: move route_1"));
+    assert_eq!(prop(&there, "route_1", "sealed"), 1);
+    assert_eq!(counter(&there, "money.red"), 10);
+}
+
+/// `day-three-escape.log`: a robber with a disc passes at night (keeping the disc, paying
+/// nothing though someone has escaped) and uses it at dawn (paying the cost per turn); the
+/// purple group bonus is an advantage tile, with no choice of a disc.
+#[test]
+fn the_night_is_optional_and_the_purple_bonus_is_an_advantage_tile() {
+    let passed = log_state("day-three-escape.log", Some("green: extra_action pass"));
+    assert_eq!((counter(&passed, "money.green"), counter(&passed, "extra.green")), (14, 1));
+    let used = log_state("day-three-escape.log", Some("green: extra_action use"));
+    assert_eq!((counter(&used, "money.green"), counter(&used, "extra.green")), (11, 0));
+    let bonus = log_state("day-three-escape.log", Some("green: unlock_tile adv_green_disguise"));
+    assert_eq!(counter(&bonus, "bonus_purple.green"), 1);
+    assert_eq!((prop(&bonus, "adv_green_disguise", "space"), prop(&bonus, "adv_green_disguise", "cost")), (4, 1));
+    assert_eq!(counter(&bonus, "extra.green"), 0, "no disc for the purple group");
+}
+
+/// `line-crossed.log`: an officer chased towards a robber who crossed a line goes to a tile of
+/// the chaser's choice nearer that robber, not necessarily onto its tile.
+#[test]
+fn a_chased_officer_goes_where_the_chaser_says() {
+    let game = log_state("line-crossed.log", Some("red: chase blue patrol_9 tile_9"));
+    assert_eq!(target(&game, "route_1", "tile").as_deref(), Some("tile_2"), "blue stands at route_1");
+    assert_eq!(target(&game, "swat_9", "at").as_deref(), Some("start_b"));
+    assert_eq!(target(&game, "patrol_9", "at").as_deref(), Some("tile_9"));
+}
+
+/// `two-gangs.log`: a robber holds two gangs (two control markers); a gang member evades every
+/// officer on a tile the robber names; members go back to their own gang, whose marker comes
+/// back with the second. An unlocked tile takes the most expensive priced space, the locked ones
+/// closing up to the right.
+#[test]
+fn two_gangs_and_a_gang_member_that_covers_a_tile() {
+    let first = log_state("two-gangs.log", Some("red: gang pay"));
+    assert_eq!(prop(&first, "gang_1", "members"), 0, "the first gang's two members taken");
+    let both = log_state("two-gangs.log", Some("red: move gang_2"));
+    assert_eq!(counter(&both, "wounds.red"), 1, "patrol_3 on the covered tile_10 is evaded, detective_1 is not");
+    assert_eq!(prop(&both, "tile_10", "covered"), 0, "for one move only");
+    let text = std::fs::read_to_string("examples/logs/escape-plan/two-gangs.log").expect("reads");
+    assert_eq!(text.lines().filter(|l| *l == "red: gang pay").count(), 2);
+    let end = log_state("two-gangs.log", None);
+    assert_eq!(target(&end, "gang_1", "tile").as_deref(), Some("start_a"));
+    assert_eq!((prop(&end, "gang_1", "members"), prop(&end, "gang_2", "members")), (2, 0));
+    assert_eq!(pieces(&end, "gang.red").len(), 2);
+    assert!(pieces(&end, "gang.red").iter().all(|m| target(&end, m, "from").as_deref() == Some("gang_2")));
+    assert_eq!((prop(&end, "adv_red_extra", "space"), prop(&end, "adv_red_extra", "cost")), (1, 3));
+    let locked: Vec<i64> = ["cash", "heal", "low", "sprint", "disguise", "cash2"]
+        .iter()
+        .map(|t| prop(&end, &format!("adv_red_{t}"), "slot"))
+        .collect();
+    assert_eq!(locked, [4, 5, 6, 7, 8, 9], "closed up to the right: slot 3 opens");
+}
+
+/// `last-advantage.log`: seven tiles unlocked take the priced spaces from the most expensive
+/// on; the seventh finds none free and leaves the game.
+#[test]
+fn the_last_advantage_tile_unlocked_leaves_the_game() {
+    let game = log_state("last-advantage.log", None);
+    let prices: Vec<(i64, i64)> = ["cash", "heal", "low", "sprint", "disguise", "extra"]
+        .iter()
+        .map(|t| (prop(&game, &format!("adv_red_{t}"), "space"), prop(&game, &format!("adv_red_{t}"), "cost")))
+        .collect();
+    assert_eq!(prices, [(1, 3), (2, 2), (3, 2), (4, 1), (5, 1), (6, 0)]);
+    assert_eq!(zone_of(&game, "adv_red_cash2"), "used");
+    assert!(pieces(&game, "cuffs.red").is_empty(), "not lost to a handcuff card");
+}
+
+/// `fixer-stays.log`: "Helferplättchen sind nur 1x nutzbar ... (Helferplättchen aber nicht!)": a
+/// used fixer stays turned on its slot; resting turns the contact card back, not the fixer.
+#[test]
+fn a_used_fixer_stays_turned_on_its_slot() {
+    let game = log_state("fixer-stays.log", Some("red: turn rest"));
+    assert_eq!(zone_of(&game, "doctor_2"), "board.red");
+    assert_eq!((prop(&game, "doctor_2", "slot"), prop(&game, "doctor_2", "ready")), (2, 0));
+    assert_eq!(prop(&game, "bruiser_2", "ready"), 1);
+}
+
+/// `four-cubes.log`: with its 4 cubes in the + area, a robber's -1 is not counted.
+#[test]
+fn four_notoriety_cubes_a_part_of_the_day() {
+    let game = log_state("four-cubes.log", None);
+    assert_eq!(counter(&game, "notoriety.red"), 4);
+    assert_eq!(counter(&game, "money.red"), 3, "the church was paid all the same");
+}
+
+/// `sandra-night.log`: "Sandra nutzt ihre Zusatzaktionsscheiben, wenn vorhanden": her disc buys
+/// her a night turn.
+#[test]
+fn sandra_spends_her_disc_at_night() {
+    let game = log_state("sandra-night.log", None);
+    assert_eq!(target(&game, "sandra", "at").as_deref(), Some("clinic"));
+    assert_eq!(pieces(&game, "inspector_done").len(), 4, "morning, afternoon, evening and night");
+    assert_eq!(counter(&game, "extra.sandra"), 0);
+}
+
+/// `key-colour.log`: which key opens a closed business is the robber's choice.
+#[test]
+fn a_robber_chooses_the_key_that_opens_a_closed_business() {
+    let game = log_state("key-colour.log", Some("red: spend_key key_gold_2"));
+    assert_eq!((prop(&game, "key_gold_2", "ready"), prop(&game, "key_silver_1", "ready")), (0, 1));
 }

@@ -387,7 +387,19 @@ fn sim_writes_logs_that_replay_shows_views_and_seat_copies_of() {
     assert!(out.contains("exile: assign ? ?") && out.contains("# revealed: "), "{out}");
     let (ok, out, _) = tabula(&["replay", first.to_str().unwrap(), "--until", "12"], "");
     assert!(ok);
-    assert!(out.contains("phase setup") || out.contains("phase assign"), "{out}");
+    assert!(out.contains("not over: phase setup") || out.contains("not over: phase assign"), "{out}");
+    // By default, a summary: how the game ended and its counters, not its zones and pieces;
+    // --state prints every zone.
+    let (ok, out, _) = tabula(&["replay", first.to_str().unwrap()], "");
+    assert!(ok);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("game over: "), "{out}");
+    assert!(lines[1].starts_with("after ") && lines[1].contains("; counters: money "), "{out}");
+    assert!(!out.contains("police_hand"), "{out}");
+    let (ok, out, _) = tabula(&["replay", first.to_str().unwrap(), "--state"], "");
+    assert!(ok);
+    assert!(out.starts_with("view of everyone (omniscient)") && out.contains("police_"), "{out}");
 }
 
 #[test]

@@ -37,3 +37,25 @@ fn rolling_and_playing_a_card_are_options_of_one_decision_and_the_cards_are_ones
     game.apply(&game.parse_action("red: advance red_sprint_1").unwrap()).unwrap();
     assert_eq!(game.outcome(), Some("red"));
 }
+
+#[test]
+fn check_counts_in_words_and_says_when_every_function_is_compiled() {
+    let (ok, out, err) = crate::common::tabula(&["check", FIXTURE], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("(4 zones, 5 pieces, 2 phases, 1 action, 1 script hook;"), "{out}");
+    assert!(out.contains("scripts: 1 function, all compiled"), "{out}");
+    assert!(!out.contains("interpreter"), "{out}");
+}
+
+#[test]
+fn a_line_said_to_one_seat_reaches_that_seat_alone() {
+    // A recorded game keeps its events, which narration reads.
+    let rules = tabula::load(FIXTURE, &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let mut game = Game::recorded(Rc::new(rules), 2, 7).expect("starts");
+    game.apply(&game.parse_action("red: advance red_sprint_2").unwrap()).unwrap();
+    let told = |seat: u8| tabula::narrate::narrate(&game, Some(seat), game.events());
+    let (red, blue) = (told(0), told(1));
+    assert!(red.contains(&"red sprints".to_string()) && blue.contains(&"red sprints".to_string()), "{red:?} {blue:?}");
+    assert!(red.contains(&"sprint cards left: 1".to_string()), "{red:?}");
+    assert!(!blue.iter().any(|l| l.starts_with("sprint cards left")), "{blue:?}");
+}

@@ -188,8 +188,8 @@ fn unreadable_actions_are_refused_with_what_is_wrong() {
         unreadable(&game, ":", "expected an action name after the seat");
         unreadable(&game, "nobody: choose_ability angela funding", "no seat named `nobody`");
         unreadable(&game, "exile: fly", "no action named `fly`");
-        unreadable(&game, "exile: choose_ability angela", "choose_ability takes 2 argument(s), found 1");
-        unreadable(&game, "exile: choose_ability angela funding extra", "takes 2 argument(s), found 3");
+        unreadable(&game, "exile: choose_ability angela", "choose_ability takes 2 arguments, found 1");
+        unreadable(&game, "exile: choose_ability angela funding extra", "takes 2 arguments, found 3");
         unreadable(&game, "exile: choose_ability ghost funding", "`ghost` is not a valid member");
         unreadable(&game, "exile: choose_ability angela flying", "`flying` is not a valid ability");
         unreadable(&game, "exile: choose_ability angéla funding", "`angéla` is not a valid member");

@@ -104,10 +104,21 @@ mod scripts {
 
     #[test]
     fn an_endless_loop_is_stopped_by_the_operation_limit() {
+        // Rhai does not say where the operations ran out: the error points at the loop.
         refused(
             "script-endless-loop",
-            "rules.rhai:2:1",
+            "rules.rhai:4:5",
             "the script ran more than 2000000 operations (an endless loop?)",
+        );
+        refused("script-endless-loop", "rules.rhai:4:5", "its loops are on line 4");
+    }
+
+    #[test]
+    fn a_line_said_to_an_unknown_seat_is_refused_with_the_likely_seat() {
+        refused_both_ways(
+            "script-say-unknown-seat",
+            "rules.rhai:3:",
+            "say: no seat named `sollo` (did you mean `solo`?)",
         );
     }
 
@@ -405,6 +416,19 @@ mod game_toml {
         refused(case, "game.toml:12:28", "the word `dark red` cannot be written in a log");
     }
 
+    /// The usual player count, played when none is asked for, must be one the game allows.
+    #[test]
+    fn a_usual_player_count_the_game_excludes_is_refused() {
+        refused("toml-usual-players-excluded", "game.toml:6:17", "the usual player count is not one the game allows");
+    }
+
+    /// A bad property value is shown as TOML writes it, not as Rust's debug text (`Int(9)`).
+    #[test]
+    fn a_bad_property_value_is_shown_as_written() {
+        refused("toml-property-value-out-of-range", "game.toml:13:62", "found 9");
+        refused("toml-property-value-out-of-range", "game.toml:14:61", "found \"high\"");
+    }
+
     /// A set is written as its pieces to the end of a log line: only the last parameter may be
     /// one, and only pieces make one.
     #[test]
@@ -437,7 +461,7 @@ mod game_toml {
 
     #[test]
     fn a_hook_no_script_defines_is_named() {
-        refused("toml-missing-hook", "game.toml:12:12", "no script function `begin` taking 1 argument(s)");
+        refused("toml-missing-hook", "game.toml:12:12", "no script function `begin` taking 1 argument");
     }
 
     #[test]

@@ -39,13 +39,14 @@ fn every_player_count_variant_and_agent_plays_to_the_end() {
 }
 
 /// Each action's `legal` hook (which checks the actions `act` agents take) must allow exactly
-/// what the phase's `options` hook lists, at every moment of a game.
+/// what the phase's `options` hook lists, at every moment of a game. (Listing by the hooks
+/// tries every set of a seat's dice for `roll` and `offer`: a few games are enough.)
 #[test]
 fn the_options_hook_and_the_legal_hooks_agree() {
     let mut checked = 0;
-    for variant in [None, Some("professionals")] {
+    for (variant, counts) in [(None, &[1u8, 3, 5][..]), (Some("professionals"), &[4][..])] {
         let rules = temple(variant);
-        for players in [1u8, 3, 5] {
+        for &players in counts {
             for (agent, seed) in [("random", 7), ("heuristic", 8)] {
                 let mut game = Game::new(rules.clone(), players, seed).expect("start");
                 let mut agents = agents_for(&rules, agent, players, seed).expect("agents");
@@ -130,11 +131,68 @@ fn the_exit_lies_among_the_bottom_five_tiles_or_in_the_middle() {
 #[test]
 fn harder_variants_are_won_less_often() {
     let rate = |variant: Option<&str>| {
-        let options = SimOptions { games: 300, seed: 5, players: Some(1), ..SimOptions::default() };
+        let options = SimOptions { games: 120, seed: 5, players: Some(1), ..SimOptions::default() };
         let report = simulate(temple(variant), &options, &mut |_| {}).expect("sim");
         report.outcomes["win"] as f64 / report.games as f64
     };
     let (base, experts, professionals) = (rate(None), rate(Some("experts")), rate(Some("professionals")));
     assert!(base > experts + 0.05, "base {base}, experts {experts}");
     assert!(experts > professionals + 0.02, "experts {experts}, professionals {professionals}");
+}
+
+/// "A player may put aside any dice not used for an action [...] At any time, a player may
+/// re-roll any dice he set aside previously (other than black masks)": the rolls a player may
+/// make are every non-empty set of his own free dice, and no other.
+#[test]
+fn a_roll_is_any_set_of_the_rollers_own_free_dice() {
+    let rules = temple(None);
+    let (pool, cursed) = (rules.zone("pool.red").unwrap(), rules.zone("cursed.red").unwrap());
+    // A game whose first rolls curse some of red's dice.
+    let game = (0..50)
+        .map(|seed| Game::new(rules.clone(), 2, seed).expect("start"))
+        .find(|g| g.state().count(cursed) > 0)
+        .expect("a seed that curses one of red's dice");
+    let free: Vec<String> =
+        game.state().pieces_in(&rules, pool).iter().map(|&p| rules.pieces[p as usize].name.clone()).collect();
+    let rolls: Vec<String> =
+        tabula::view::describe_options(&game, 0).into_iter().filter(|o| o.starts_with("red: roll ")).collect();
+    assert_eq!(rolls.len(), (1 << free.len()) - 1, "{rolls:?}");
+    for roll in &rolls {
+        assert!(roll["red: roll ".len()..].split(' ').all(|die| free.iter().any(|f| f == die)), "{roll}");
+    }
+}
+
+/// Every question the rules put to one adventurer (`lose` at a door slam, `give` after an
+/// escape, `consent` to a turn of fate) is answered by the heuristic agent within a few seconds
+/// of game time: it never leaves its seat waiting on a question it does not know.
+#[test]
+fn the_heuristic_agent_answers_every_question() {
+    use std::collections::{BTreeSet, HashMap};
+    let rules = temple(None);
+    let mut asked = BTreeSet::new();
+    for (players, seed) in [(2u8, 1), (3, 2), (4, 3), (5, 4), (4, 5), (5, 6)] {
+        let mut game = Game::new(rules.clone(), players, seed).expect("start");
+        let mut agents = agents_for(&rules, "heuristic", players, seed).expect("agents");
+        // When each seat's current question was first seen.
+        let mut since: HashMap<(u8, String), i64> = HashMap::new();
+        play_out_observed(&mut game, &mut agents, 100_000, &mut |g| {
+            let mut pending = HashMap::new();
+            for seat in 0..players {
+                if let Some(prompt) = g.prompt_for(seat) {
+                    let action = g.rules().actions[prompt.action as usize].name.clone();
+                    asked.insert(action.clone());
+                    let key = (seat, action);
+                    let first = since.get(&key).copied().unwrap_or(g.clock());
+                    if g.clock() - first > 20_000 {
+                        return Err(Error::Input(format!("seat {seat} left `{}` unanswered since {first} ms", key.1)));
+                    }
+                    pending.insert(key, first);
+                }
+            }
+            since = pending;
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{players} players, seed {seed}: {e}"));
+    }
+    assert_eq!(asked.into_iter().collect::<Vec<_>>(), ["consent", "give", "lose"]);
 }

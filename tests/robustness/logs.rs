@@ -60,7 +60,7 @@ mod corpus {
 
     #[test]
     fn a_log_cut_in_the_middle_of_a_line_is_refused_at_that_line() {
-        refused("truncated", "15:1", "`adven` is not a valid keep for roll");
+        refused("truncated", "15:1", "`di` is not a valid dice for roll");
     }
 
     #[test]
@@ -83,7 +83,7 @@ mod corpus {
         refused(
             "duplicated",
             "15:1",
-            "red: free red not legal: the `legal` hook `can_free` refuses it; expected one of: red: roll nothing",
+            "red: free red not legal: the `legal` hook `can_free` refuses it; expected one of: red: roll die_1",
         );
     }
 

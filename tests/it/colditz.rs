@@ -194,6 +194,19 @@ fn an_inner_courtyard_arrest_needs_equipment() {
     assert!(legal(&after, "german: move guard_1 ic_d1"), "arrest with equipment");
 }
 
+/// "5. General Search": "if so, Security Officer may instead perform a General Search" and, of
+/// the search, "Guards do not move": the search takes the place of the turn's movement. In
+/// appel-search-and-interrupt.log, once the search has arrested american_2 the Security Officer
+/// may only end its turn: no movement roll, no guard moves, no draw.
+#[test]
+fn a_general_search_takes_the_place_of_the_guards_movement() {
+    let game = replay_before("appel-search-and-interrupt.log", "german: end_turn");
+    assert_eq!(counter(&game, "searched"), 1);
+    assert_eq!(count(&game, "solitary_inner"), 1, "american_2 arrested");
+    assert_eq!(counter(&game, "moves"), 0);
+    assert_eq!(options_of(&game, "german"), ["german: end_turn"]);
+}
+
 /// "5. Escape Attempts": a marker opens its wire or drop to pursuing guards (in key-drop-and-
 /// pursuit.log guard_3 follows the American down the south wall) and to its own nationality,
 /// with nothing spent (in shared-win.log the second British POW has no wire cutters left).

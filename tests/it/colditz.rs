@@ -207,6 +207,20 @@ fn a_general_search_takes_the_place_of_the_guards_movement() {
     assert_eq!(options_of(&game, "german"), ["german: end_turn"]);
 }
 
+/// "5. Arrest Rules": no arrest of a POW "returning promptly from outer solitary without
+/// Equipment and using all movement toward inner courtyard". In returning-from-outer-solitary.log
+/// the American spends all its movement walking american_3 home: guard_2, beside it, may not
+/// arrest it; a round later the American moves another POW too, and guard_2 may.
+#[test]
+fn a_pow_back_from_the_outer_solitary_is_safe_only_while_all_movement_takes_it_home() {
+    let log = "returning-from-outer-solitary.log";
+    let game = replay_until(log, "german: move guard_2 gate_3");
+    assert_eq!(count(&game, "gate_2"), 1, "american_3 beside the guard");
+    assert!(!legal(&game, "german: move guard_2 gate_2"), "safe while all movement took it home");
+    let game = replay_before(log, "german: move guard_2 gate_1");
+    assert!(legal(&game, "german: move guard_2 gate_1"), "not after the American moved another POW");
+}
+
 /// "5. Escape Attempts": a marker opens its wire or drop to pursuing guards (in key-drop-and-
 /// pursuit.log guard_3 follows the American down the south wall) and to its own nationality,
 /// with nothing spent (in shared-win.log the second British POW has no wire cutters left).

@@ -221,6 +221,22 @@ fn a_pow_back_from_the_outer_solitary_is_safe_only_while_all_movement_takes_it_h
     assert!(legal(&game, "german: move guard_2 gate_1"), "not after the American moved another POW");
 }
 
+/// "5. Equipment Cards": "Using Equipment (e.g., rope, wire cutters) returns card to bottom of
+/// deck"; "7. FAQ": "Can Equipment be used by multiple POWs? Yes, in the same turn it is played."
+/// In equipment-used-up.log two POWs go through the gateway on one pass, which goes back to its
+/// pile at the end of the turn: a round later the first stands before the east gate bridge and
+/// may not cross it.
+#[test]
+fn equipment_is_used_up_at_the_end_of_the_turn_it_is_played() {
+    let log = "equipment-used-up.log";
+    let game = replay_until(log, "american: move american_6 gate_4");
+    assert_eq!(count(&game, "played.american"), 1, "the pass, played once for both");
+    assert_eq!(count(&game, "equipment.american"), 1, "the key");
+    let game = replay_until(log, "american: move american_5 oc_b2");
+    assert_eq!(count(&game, "played.american"), 0, "back to its pile");
+    assert!(!legal(&game, "american: move american_5 out_e1"), "no pass left for the bridge");
+}
+
 /// "5. Escape Attempts": a marker opens its wire or drop to pursuing guards (in key-drop-and-
 /// pursuit.log guard_3 follows the American down the south wall) and to its own nationality,
 /// with nothing spent (in shared-win.log the second British POW has no wire cutters left).
@@ -363,7 +379,7 @@ fn security_cards_may_be_played_before_the_roll() {
     assert_eq!(count(&game, "hand.german"), 0);
     assert_eq!(options_of(&game, "german"), ["german: roll"]);
     // The roll (2, 4) adds to the card's movement.
-    let game = replay_until(log, "american: interrupt pass");
+    let game = replay_before(log, "german: end_turn");
     assert_eq!(counter(&game, "rolled"), 1);
     assert_eq!(counter(&game, "moves"), 9);
 }

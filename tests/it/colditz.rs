@@ -237,6 +237,20 @@ fn equipment_is_used_up_at_the_end_of_the_turn_it_is_played() {
     assert!(!legal(&game, "american: move american_5 out_e1"), "no pass left for the bridge");
 }
 
+/// "5. Equipment Cards": Equipment "can be traded freely between Escape Officers". In trade.log
+/// the British accepts a swap and declines a request; once it has declined, the American's
+/// options offer it nothing more this turn, and the Security Officer never has an offer to make.
+#[test]
+fn trades_are_offered_and_answered() {
+    let game = replay_until("trade.log", "british: answer_trade key pass american accept");
+    assert_eq!(count(&game, "equipment.american"), 1);
+    assert_eq!(count(&game, "equipment.british"), 2);
+    assert!(options_of(&game, "american").iter().any(|o| o == "american: offer pass rope british"));
+    let game = replay_until("trade.log", "british: answer_trade none rope american decline");
+    assert!(!options_of(&game, "american").iter().any(|o| o.starts_with("american: offer")), "not asked again");
+    assert_eq!(count(&game, "equipment.british"), 2, "nothing moved on a decline");
+}
+
 /// "5. Escape Attempts": a marker opens its wire or drop to pursuing guards (in key-drop-and-
 /// pursuit.log guard_3 follows the American down the south wall) and to its own nationality,
 /// with nothing spent (in shared-win.log the second British POW has no wire cutters left).

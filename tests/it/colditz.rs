@@ -251,6 +251,16 @@ fn trades_are_offered_and_answered() {
     assert_eq!(count(&game, "equipment.british"), 2, "nothing moved on a decline");
 }
 
+/// "5. Movement": guards go "from any post to Commander's Office (cost: 1 movement)". In
+/// recall-from-a-post.log guard_2 has stepped off its post: it may not be recalled; guard_3, on
+/// its post, may.
+#[test]
+fn a_guard_is_recalled_from_a_post_only() {
+    let game = replay_until("recall-from-a-post.log", "german: move guard_2 oc_a1");
+    assert!(!legal(&game, "german: recall guard_2"), "off its post");
+    assert!(legal(&game, "german: recall guard_3"), "on its post");
+}
+
 /// "5. Escape Attempts": a marker opens its wire or drop to pursuing guards (in key-drop-and-
 /// pursuit.log guard_3 follows the American down the south wall) and to its own nationality,
 /// with nothing spent (in shared-win.log the second British POW has no wire cutters left).

@@ -4,7 +4,7 @@
 //! stream is what determinism is checked against, what logs and replays are built from, and,
 //! passed through `view`, what a seat is told.
 
-use crate::rules::defs::{CounterId, Defs, PhaseId, PieceId, ZoneId};
+use crate::rules::defs::{CounterId, Defs, Domain, PhaseId, PieceId, ZoneId};
 use crate::value::{Action, Value};
 
 /// One change of the game state.
@@ -140,7 +140,25 @@ pub fn describe_value(defs: &Defs, value: &Value) -> String {
         Value::Word(w) => name(defs.symbols.get(*w as usize).map(|s| s.as_str()), "word", u64::from(*w)),
         Value::Int(i) => i.to_string(),
         Value::Seat(s) => name(defs.seats.get(*s as usize).map(|d| d.name.as_str()), "seat", u64::from(*s)),
+        // A set's pieces need its parameter (`describe_args`): alone, it is its mask.
+        Value::Set(mask) => format!("set #{mask:x}"),
     }
+}
+
+/// An action's arguments as written in logs, a word each; a set is as many words as it holds
+/// pieces (none for the empty set).
+pub fn describe_args(defs: &Defs, action: &Action) -> Vec<String> {
+    let params = defs.actions.get(action.action as usize).map(|a| a.params.as_slice()).unwrap_or_default();
+    let mut out = Vec::with_capacity(action.args.len());
+    for (i, v) in action.args.iter().enumerate() {
+        match (v, params.get(i).map(|p| &p.domain)) {
+            (Value::Set(mask), Some(Domain::Set(set))) => {
+                out.extend(set.members(*mask).map(|p| describe_value(defs, &Value::Piece(p))))
+            }
+            _ => out.push(describe_value(defs, v)),
+        }
+    }
+    out
 }
 
 /// An action as written in logs: `seat: action arg arg` (with `#id` for ids the rules do not
@@ -152,9 +170,9 @@ pub fn describe_action(defs: &Defs, action: &Action) -> String {
         .get(action.action as usize)
         .map_or_else(|| format!("action #{}", action.action), |a| a.name.clone());
     let mut out = format!("{seat}: {name}");
-    for v in &action.args {
+    for word in describe_args(defs, action) {
         out.push(' ');
-        out.push_str(&describe_value(defs, v));
+        out.push_str(&word);
     }
     out
 }

@@ -12,7 +12,8 @@ use std::rc::Rc;
 use crate::diag::{Diagnostic, Error};
 use crate::event::{Event, describe_action};
 use crate::rules::{
-    ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, PieceId, PropKind, Rules, SeatId, SymId, ZoneId,
+    ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, MAX_SET_OPTIONS, PieceId, PropKind, Rules, SeatId, SetDomain,
+    SymId, ZoneId, names_zone,
 };
 use crate::script::{from_value, map_action};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
@@ -32,6 +33,20 @@ const MAX_SILENT_PHASES: u32 = 10_000;
 /// Prompts of seats played by the rules answered in a row, between two decisions of players,
 /// before the flow is taken to be a loop.
 const MAX_RULES_ANSWERS: u32 = 10_000;
+
+/// Every set of `size` of the given bits (indices into a set's universe) that adds to `acc` only
+/// bits from `bits[from..]`, in lexicographic order of their bits, into `out`.
+fn subsets_of_size(bits: &[u32], size: usize, from: usize, acc: u64, out: &mut Vec<u64>) {
+    if size == 0 {
+        out.push(acc);
+        return;
+    }
+    for i in from..=bits.len().saturating_sub(size) {
+        if i < bits.len() {
+            subsets_of_size(bits, size - 1, i + 1, acc | 1 << bits[i], out);
+        }
+    }
+}
 
 /// Whether an integer parameter's range can be listed (the loader refuses others; this keeps
 /// the arithmetic safe for any two integers all the same).
@@ -150,9 +165,15 @@ impl Game {
         self.state.clock
     }
 
-    /// The pending prompt, if any: only its seat may act until it is answered.
+    /// The first pending prompt, if any. In a turn-based game only its seat may act until it is
+    /// answered; in real time it holds its own seat alone (`prompt_for`).
     pub fn prompt(&self) -> Option<&Prompt> {
         self.state.prompts.front()
+    }
+
+    /// The prompt `seat` must answer now, if any.
+    pub fn prompt_for(&self, seat: SeatId) -> Option<&Prompt> {
+        self.state.prompt_for(&self.rules, seat).map(|(_, p)| p)
     }
 
     /// The seats that may act now.
@@ -162,16 +183,22 @@ impl Game {
 
     /// The seats that may act now, in order, without building a list (`to_act`).
     pub fn acting(&self) -> impl Iterator<Item = SeatId> + '_ {
+        let phase = &self.rules.phases[self.state.phase as usize];
+        let standing: &[SeatId] = if phase.actions.is_empty() { &[] } else { &phase.active };
+        let per_seat = self.state.prompts_per_seat(&self.rules);
         let (one, many): (Option<SeatId>, &[SeatId]) = match self.state.prompts.front() {
             _ if self.is_over() => (None, &[]),
+            // Real time: the standing seats, and after them the seats asked that are not one.
+            _ if per_seat => (None, standing),
             Some(p) => (Some(p.seat), &[]),
-            None => {
-                let phase = &self.rules.phases[self.state.phase as usize];
-                (None, if phase.actions.is_empty() { &[] } else { &phase.active })
-            }
+            None => (None, standing),
         };
         let players = self.state.players;
-        one.into_iter().chain(many.iter().copied().filter(move |&s| s < players))
+        let asked = if per_seat && !self.is_over() { 0..players } else { 0..0 };
+        let prompts = &self.state.prompts;
+        one.into_iter()
+            .chain(many.iter().copied().filter(move |&s| s < players))
+            .chain(asked.filter(move |s| !standing.contains(s) && prompts.iter().any(|p| p.seat == *s)))
     }
 
     /// Every action `seat` may take now. Empty when it is not the seat's turn to decide.
@@ -188,10 +215,10 @@ impl Game {
         if self.is_over() {
             return Ok(());
         }
-        if let Some(p) = self.state.prompts.front() {
-            if p.seat == seat {
-                self.enumerate(seat, p.action, &p.fixed, out)?;
-            }
+        if let Some((_, p)) = self.state.prompt_for(&self.rules, seat) {
+            return self.enumerate(seat, p.action, &p.fixed, out);
+        }
+        if self.state.held_by_a_prompt(&self.rules, seat) {
             return Ok(());
         }
         let phase = &self.rules.phases[self.state.phase as usize];
@@ -214,7 +241,8 @@ impl Game {
         let mut out = Vec::new();
         let phase = &self.rules.phases[self.state.phase as usize];
         if self.is_over()
-            || self.state.prompts.front().is_some()
+            || self.state.prompt_for(&self.rules, seat).is_some()
+            || self.state.held_by_a_prompt(&self.rules, seat)
             || !phase.active.contains(&seat)
             || seat >= self.state.players
         {
@@ -222,29 +250,78 @@ impl Game {
         }
         for &a in &phase.actions {
             let free = Fixed::filled(None, self.rules.actions[a as usize].params.len()).unwrap_or_default();
-            self.enumerate(seat, a, &free, &mut out)?;
+            self.enumerate_domains(seat, a, &free, &mut out)?;
         }
         Ok(out)
     }
 
-    /// Where the phase's `options` hook and the actions' own checks disagree for `seat` now,
-    /// worded for a designer: an option the hook lists that the action's domains, built-in
-    /// checks or `legal` hook refuse (a simulated game could take it, and replay would refuse
-    /// the log), or an action a `legal` hook accepts that the hook does not list. `None` when
-    /// they agree, when a prompt is pending, or when the phase has no `options` hook.
+    /// Where an `options` hook (the phase's, or an action's own) and the actions' own checks
+    /// disagree for `seat` now, worded for a designer: an option the hook lists that the
+    /// action's domains, built-in checks or `legal` hook refuse (a simulated game could take it,
+    /// and replay would refuse the log), or an action a `legal` hook accepts that the hook does
+    /// not list. `None` when they agree, or when no `options` hook lists what `seat` decides.
     /// `tabula check` asks it at every step of its games.
     pub fn options_disagreement(&self, seat: SeatId) -> Result<Option<String>, Error> {
         let defs = &*self.rules;
         let phase = &defs.phases[self.state.phase as usize];
-        let Some(hook) = phase.options else { return Ok(None) };
-        if self.is_over() || self.state.prompts.front().is_some() || !phase.active.contains(&seat) {
+        if self.is_over() {
             return Ok(None);
         }
-        let hook_name = &defs.hooks[hook as usize].name;
-        let listed = self.listed_options(hook, seat)?;
-        for action in &listed {
-            // The checks `check_legal` makes of a standing action, but for the listing itself,
-            // which each option would otherwise pay for again.
+        let hook_name = |h: HookId| defs.hooks[h as usize].name.as_str();
+        let free = |a: ActionId| Fixed::filled(None, defs.actions[a as usize].params.len()).unwrap_or_default();
+        // A prompt's action with an `options` hook of its own.
+        if self.state.held_by_a_prompt(defs, seat) {
+            return Ok(None);
+        }
+        if let Some((_, p)) = self.state.prompt_for(defs, seat) {
+            let def = &defs.actions[p.action as usize];
+            let Some(hook) = def.options else { return Ok(None) };
+            let mut listed = Vec::new();
+            self.enumerate(seat, p.action, &p.fixed, &mut listed)?;
+            let mut accepted = Vec::new();
+            if def.legal.is_some() {
+                self.enumerate_domains(seat, p.action, &p.fixed, &mut accepted)?;
+            }
+            return self.disagreement(hook_name(hook), &listed, &accepted);
+        }
+        if !phase.active.contains(&seat) || seat >= self.state.players {
+            return Ok(None);
+        }
+        // The phase's `options` hook, for all its standing actions: compared both ways only for
+        // the actions with a `legal` hook, since listing a part of the others is what it is for.
+        if let Some(hook) = phase.options {
+            let listed = self.listed_options(hook, seat)?;
+            let mut accepted = Vec::new();
+            for &a in phase.actions.iter().filter(|&&a| defs.actions[a as usize].legal.is_some()) {
+                self.enumerate_domains(seat, a, &free(a), &mut accepted)?;
+            }
+            return self.disagreement(hook_name(hook), &listed, &accepted);
+        }
+        // Standing actions with `options` hooks of their own.
+        for &a in &phase.actions {
+            let def = &defs.actions[a as usize];
+            let Some(hook) = def.options else { continue };
+            let mut listed = Vec::new();
+            self.enumerate(seat, a, &free(a), &mut listed)?;
+            let mut accepted = Vec::new();
+            if def.legal.is_some() {
+                self.enumerate_domains(seat, a, &free(a), &mut accepted)?;
+            }
+            if let Some(found) = self.disagreement(hook_name(hook), &listed, &accepted)? {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Where the options an `options` hook listed disagree with the actions' own checks: one
+    /// the domains, built-in checks or `legal` hook refuse, or one of `accepted` (what the
+    /// domains and `legal` hooks allow) that the hook left out.
+    fn disagreement(&self, hook_name: &str, listed: &[Action], accepted: &[Action]) -> Result<Option<String>, Error> {
+        let defs = &*self.rules;
+        for action in listed {
+            // The checks `check_legal` makes of an action, but for the listing itself, which each
+            // option would otherwise pay for again.
             let def = &defs.actions[action.action as usize];
             let reason = if !self.in_domains(action) {
                 Some("an argument is outside its parameter's domain".to_string())
@@ -263,21 +340,12 @@ impl Game {
                 )));
             }
         }
-        // Only the actions with a `legal` hook: the options hook may list a part of the others
-        // (that is what it is for).
-        let mut accepted = Vec::new();
-        for &a in phase.actions.iter().filter(|&&a| defs.actions[a as usize].legal.is_some()) {
-            let free = Fixed::filled(None, defs.actions[a as usize].params.len()).unwrap_or_default();
-            self.enumerate(seat, a, &free, &mut accepted)?;
-        }
-        for action in accepted {
-            if !listed.contains(&action) {
-                return Ok(Some(format!(
-                    "the `legal` hook of `{}` accepts `{}`, which the options hook `{hook_name}` does not list",
-                    defs.actions[action.action as usize].name,
-                    describe_action(defs, &action)
-                )));
-            }
+        if let Some(action) = accepted.iter().find(|a| !listed.contains(a)) {
+            return Ok(Some(format!(
+                "the `legal` hook of `{}` accepts `{}`, which the options hook `{hook_name}` does not list",
+                defs.actions[action.action as usize].name,
+                describe_action(defs, action)
+            )));
         }
         Ok(None)
     }
@@ -326,9 +394,74 @@ impl Game {
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
         let def = &self.rules.actions[action as usize];
+        if let Some(hook) = def.options {
+            return self.action_options_into(def, action, hook, seat, fixed, out);
+        }
+        self.enumerate_domains(seat, action, fixed, out)
+    }
+
+    /// `enumerate` from the parameters' domains, whether or not the action lists its own
+    /// options.
+    fn enumerate_domains(
+        &self,
+        seat: SeatId,
+        action: ActionId,
+        fixed: &[Option<Value>],
+        out: &mut Vec<Action>,
+    ) -> Result<(), Error> {
+        let def = &self.rules.actions[action as usize];
         let params = def.params.len().min(fixed.len());
         let args = Args::filled(Value::Int(0), params).unwrap_or_default();
         self.enumerate_from(def, 0, fixed, &mut Action { seat, action, args }, out)
+    }
+
+    /// The options an action's own `options` hook lists for `seat` (on a copy of the state),
+    /// those that keep the `fixed` arguments, into `out`.
+    fn action_options_into(
+        &self,
+        def: &ActionDef,
+        action: ActionId,
+        hook: HookId,
+        seat: SeatId,
+        fixed: &[Option<Value>],
+        out: &mut Vec<Action>,
+    ) -> Result<(), Error> {
+        let defs = &*self.rules;
+        // The hook gets the fixed arguments by name, and the seat, as `legal` hooks get theirs.
+        let mut args = rhai::Map::new();
+        for (p, v) in def.params.iter().zip(fixed) {
+            if let Some(v) = v {
+                args.insert(p.name.as_str().into(), from_value(defs, &p.domain, v));
+            }
+        }
+        args.insert("seat".into(), rhai::Dynamic::from(defs.seat_names[seat as usize].clone()));
+        let listed = defs.scripts.call_on_copy(hook, &self.state, Some(rhai::Dynamic::from_map(args)))?;
+        let hook_name = &defs.hooks[hook as usize].name;
+        let bad = |message: String| {
+            Error::Script(Box::new(crate::diag::Diagnostic::new(format!(
+                "options hook `{hook_name}` of action `{}`: {message}",
+                def.name
+            ))))
+        };
+        let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
+        for item in items {
+            // `action` may be left out: it is this one.
+            let item = match item.try_cast::<rhai::Map>() {
+                Some(mut map) => {
+                    map.entry("action".into()).or_insert_with(|| rhai::Dynamic::from(def.name.clone()));
+                    rhai::Dynamic::from_map(map)
+                }
+                None => return Err(bad("expected maps of arguments, as #{x: 0, y: -1}".into())),
+            };
+            let option = map_action(defs, seat, &item).map_err(bad)?;
+            if option.action != action {
+                return Err(bad(format!("lists `{}`, another action", defs.actions[option.action as usize].name)));
+            }
+            if fixed.iter().zip(&option.args).all(|(f, a)| f.is_none_or(|f| f == *a)) {
+                out.push(option);
+            }
+        }
+        Ok(())
     }
 
     /// `enumerate` from parameter `k` on, the earlier ones set in `candidate`.
@@ -359,7 +492,7 @@ impl Game {
             && let Some(&Value::Piece(piece)) = candidate.args.get(pi)
         {
             let (kind, from) = (defs.pieces[piece as usize].kind, self.state.zone_of(piece));
-            for &zone in zones {
+            for zone in zones.iter().map(|z| z.of(candidate.seat)) {
                 if self.state.move_refused_as(defs, kind, from, zone).is_none() {
                     candidate.args[k] = Value::Zone(zone);
                     if def.legal.is_none() || self.passes_legal_hook(candidate)? {
@@ -373,16 +506,23 @@ impl Game {
             candidate.args[k] = v;
             if last { self.admit(def, candidate, out) } else { self.enumerate_from(def, k + 1, fixed, candidate, out) }
         };
+        let seat = candidate.seat;
         match &def.params[k].domain {
             Domain::Piece(kinds, within) => {
                 for (p, def) in defs.pieces.iter().enumerate() {
-                    if kinds.contains(&def.kind) && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[p]))
+                    if kinds.contains(&def.kind)
+                        && within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of[p]))
                     {
                         each(Value::Piece(p as PieceId), candidate)?;
                     }
                 }
             }
-            Domain::Zone(zones) => zones.iter().try_for_each(|&z| each(Value::Zone(z), candidate))?,
+            Domain::Set(set) => {
+                for mask in self.set_options(&def.name, &def.params[k].name, set, seat)? {
+                    each(Value::Set(mask), candidate)?;
+                }
+            }
+            Domain::Zone(zones) => zones.iter().try_for_each(|z| each(Value::Zone(z.of(seat)), candidate))?,
             Domain::Word(words) => words.iter().try_for_each(|&w| each(Value::Word(w), candidate))?,
             Domain::Int(lo, hi) if listable(*lo, *hi) => {
                 (*lo..=*hi).try_for_each(|i| each(Value::Int(i), candidate))?
@@ -391,6 +531,43 @@ impl Game {
             Domain::Seat => (0..self.state.players).try_for_each(|s| each(Value::Seat(s), candidate))?,
         }
         Ok(())
+    }
+
+    /// The sets a set parameter may take when `seat` acts: every subset of the pieces it may
+    /// choose among now, within its sizes, fewest pieces first (then in universe order). Too
+    /// many to list is an error of the rules (`MAX_SET_OPTIONS`).
+    fn set_options(&self, action: &str, param: &str, set: &SetDomain, seat: SeatId) -> Result<Vec<u64>, Error> {
+        let available = self.set_candidates(set, seat);
+        let n = available.count_ones();
+        let (min, max) = (set.min.min(n + 1), set.max.min(n));
+        // How many subsets there are: the sum of binomial coefficients, checked as it grows.
+        let mut total = 0u64;
+        let mut choose = 1u64;
+        for size in 0..=max {
+            if size >= min {
+                total = total.saturating_add(choose);
+            }
+            choose = choose.saturating_mul(u64::from(n - size)) / u64::from(size + 1);
+        }
+        if total > MAX_SET_OPTIONS {
+            return Err(Error::Rules(Box::new(crate::diag::Diagnostic::new(format!(
+                "set parameter `{param}` of action `{action}` has {total} sets to choose from now ({n} pieces): at most {MAX_SET_OPTIONS} can be listed; bound it with `size`"
+            )))));
+        }
+        let bits: Vec<u32> = (0..64).filter(|b| available >> b & 1 == 1).collect();
+        let mut sets = Vec::with_capacity(total as usize);
+        for size in min..=max {
+            subsets_of_size(&bits, size as usize, 0, 0, &mut sets);
+        }
+        Ok(sets)
+    }
+
+    /// The pieces of a set parameter's universe that `seat` may choose among now (in its zones).
+    fn set_candidates(&self, set: &SetDomain, seat: SeatId) -> u64 {
+        set.universe.iter().enumerate().fold(0, |mask, (i, &p)| {
+            let here = set.within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of(p)));
+            if here { mask | 1 << i } else { mask }
+        })
     }
 
     /// Adds a complete candidate to `out` if the built-in checks and the `legal` hook allow it.
@@ -496,13 +673,13 @@ impl Game {
         if let Some(reason) = unknown {
             return Err(Error::Illegal { action: describe_action(defs, action), reason });
         }
-        let answers = match self.state.prompts.front() {
+        let prompt = self.state.prompt_for(defs, action.seat).map(|(_, p)| p);
+        let answers = match prompt {
             _ if self.is_over() => false,
             Some(p) => {
-                p.seat == action.seat
-                    && p.action == action.action
-                    && p.fixed.iter().zip(&action.args).all(|(f, a)| f.is_none_or(|f| f == *a))
+                p.action == action.action && p.fixed.iter().zip(&action.args).all(|(f, a)| f.is_none_or(|f| f == *a))
             }
+            None if self.state.held_by_a_prompt(defs, action.seat) => false,
             None => {
                 let phase = &defs.phases[self.state.phase as usize];
                 phase.actions.contains(&action.action)
@@ -511,13 +688,25 @@ impl Game {
             }
         };
         let in_domains = self.in_domains(action);
-        // In a phase with an `options` hook, an action with its own `legal` hook is checked by
-        // that hook alone, without listing every option (the two must agree:
-        // `legal_by_hooks` lets tests check that they do).
+        // Where an `options` hook lists the options (the phase's, or the action's own), an
+        // action with its own `legal` hook is checked by that hook alone, without listing every
+        // option (the two must agree: `tabula check` checks that they do).
         let has_legal_hook = defs.actions.get(action.action as usize).is_some_and(|d| d.legal.is_some());
-        let listed = match (self.state.prompts.front(), defs.phases[self.state.phase as usize].options) {
-            (None, Some(hook)) if answers && !has_legal_hook => {
-                self.listed_options(hook, action.seat)?.contains(action)
+        let own_options = defs.actions.get(action.action as usize).is_some_and(|d| d.options.is_some());
+        let listed = match (prompt, defs.phases[self.state.phase as usize].options) {
+            _ if !answers || has_legal_hook => true,
+            (None, Some(hook)) => self.listed_options(hook, action.seat)?.contains(action),
+            // An action listed by its own `options` hook, asked or standing.
+            (prompt, _) if own_options => {
+                let mut listed = Vec::new();
+                match prompt {
+                    Some(p) => self.enumerate(action.seat, p.action, &p.fixed, &mut listed)?,
+                    None => {
+                        let free = Fixed::filled(None, action.args.len()).unwrap_or_default();
+                        self.enumerate(action.seat, action.action, &free, &mut listed)?;
+                    }
+                }
+                listed.contains(action)
             }
             _ => true,
         };
@@ -532,18 +721,22 @@ impl Game {
     fn in_domains(&self, action: &Action) -> bool {
         self.rules.actions.get(action.action as usize).is_some_and(|d| {
             d.params.len() == action.args.len()
-                && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, a))
+                && d.params.iter().zip(&action.args).all(|(p, a)| self.in_domain(&p.domain, action.seat, a))
         })
     }
 
-    /// Whether a value is one of a domain's candidates (as `domain_values` lists them).
-    fn in_domain(&self, domain: &Domain, value: &Value) -> bool {
+    /// Whether a value is one of a domain's candidates when `seat` acts (as `enumerate` lists
+    /// them).
+    fn in_domain(&self, domain: &Domain, seat: SeatId, value: &Value) -> bool {
         match (domain, value) {
             (Domain::Piece(kinds, within), Value::Piece(p)) => {
                 self.rules.pieces.get(*p as usize).is_some_and(|d| kinds.contains(&d.kind))
-                    && within.as_ref().is_none_or(|zs| zs.contains(&self.state.zone_of[*p as usize]))
+                    && within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of[*p as usize]))
             }
-            (Domain::Zone(zones), Value::Zone(z)) => zones.contains(z),
+            (Domain::Set(set), Value::Set(mask)) => {
+                *mask & !self.set_candidates(set, seat) == 0 && (set.min..=set.max).contains(&mask.count_ones())
+            }
+            (Domain::Zone(zones), Value::Zone(z)) => names_zone(zones, seat, *z),
             (Domain::Word(words), Value::Word(w)) => words.contains(w),
             (Domain::Int(lo, hi), Value::Int(i)) => listable(*lo, *hi) && (lo..=hi).contains(&i),
             (Domain::Seat, Value::Seat(s)) => *s < self.state.players,
@@ -596,11 +789,10 @@ impl Game {
     /// (`by_rules`) by the engine for a seat the rules move.
     fn perform(&mut self, action: &Action, by_rules: bool) -> Result<(), Error> {
         let defs = self.rules.clone();
-        if let Some(p) = self.state.prompts.front()
-            && p.seat == action.seat
+        if let Some((i, p)) = self.state.prompt_for(&defs, action.seat)
             && p.action == action.action
         {
-            self.state.prompts.pop_front();
+            self.state.prompts.remove(i);
             self.state.answered = true;
         }
         if self.state.recording {
@@ -621,7 +813,8 @@ impl Game {
                 Some(Value::Piece(q)) => i64::from(*q),
                 Some(Value::Zone(z)) => i64::from(*z),
                 Some(Value::Seat(s)) => i64::from(*s),
-                None => 0,
+                // The loader refuses a set as the value an effect sets.
+                Some(Value::Set(_)) | None => 0,
             };
             self.state
                 .set_prop(&defs, *p, prop, value)
@@ -636,7 +829,7 @@ impl Game {
     /// Answers the pending prompt of a seat the rules move with its first legal option (the
     /// rules word their prompts so that the move they want comes first, or is the only one).
     fn answer_for_rules(&mut self, seat: SeatId) -> Result<(), Error> {
-        let Some(prompt) = self.state.prompts.front() else { return Ok(()) };
+        let Some((_, prompt)) = self.state.prompt_for(&self.rules, seat) else { return Ok(()) };
         let (action, fixed) = (prompt.action, prompt.fixed);
         let mut options = Vec::new();
         self.enumerate(seat, action, &fixed, &mut options)?;
@@ -692,7 +885,25 @@ impl Game {
                 self.state.prompts.clear();
                 return Ok(());
             }
-            if let Some(front) = self.state.prompts.front_mut() {
+            // The prompt the flow looks at: the first, or in real time the first the rules settle
+            // themselves (a seat they play, a `while` to check); the players' prompts wait for
+            // their seats while the others play on.
+            let per_seat = self.state.prompts_per_seat(&defs);
+            let next = if per_seat {
+                self.state
+                    .prompts
+                    .iter()
+                    .position(|p| p.while_hook.is_some() || defs.seats[p.seat as usize].by_rules)
+                    .or(if self.state.prompts.is_empty() { None } else { Some(usize::MAX) })
+            } else if self.state.prompts.is_empty() {
+                None
+            } else {
+                Some(0)
+            };
+            if next == Some(usize::MAX) {
+                return Ok(());
+            }
+            if let Some(front) = next.and_then(|i| self.state.prompts.get_mut(i)) {
                 let Some(hook) = front.while_hook.take() else {
                     let seat = front.seat;
                     if defs.seats[seat as usize].by_rules {
@@ -833,13 +1044,22 @@ impl Game {
             ))
         })?;
         let def = &defs.actions[action as usize];
-        if words.len() != def.params.len() {
-            return Err(Error::Input(format!("{name} takes {} argument(s), found {}", def.params.len(), words.len())));
+        // A set, always the last parameter, takes the words left: its pieces, none or many.
+        let set = match def.params.last().map(|p| &p.domain) {
+            Some(Domain::Set(set)) => Some(set),
+            _ => None,
+        };
+        let single = def.params.len() - usize::from(set.is_some());
+        let fits = if set.is_some() { words.len() >= single } else { words.len() == single };
+        if !fits {
+            let more = if set.is_some() { " and a set of pieces" } else { "" };
+            return Err(Error::Input(format!("{name} takes {single} argument(s){more}, found {}", words.len())));
         }
         let mut args = Args::new();
-        for (p, w) in def.params.iter().zip(words) {
+        for (p, w) in def.params.iter().zip(words).take(single) {
             let w = w.as_ref();
             let v = match &p.domain {
+                Domain::Set(_) => None,
                 Domain::Piece(..) => defs.piece(w).map(Value::Piece),
                 Domain::Zone(_) => defs.zone(w).map(Value::Zone),
                 Domain::Word(_) => defs.symbol(w).map(|s: SymId| Value::Word(s)),
@@ -851,6 +1071,20 @@ impl Game {
             })?;
             args.push(v).map_err(|_| Error::Input(format!("{name} takes too many arguments")))?;
         }
+        if let (Some(set), Some(param)) = (set, def.params.last()) {
+            let mut mask = 0u64;
+            for w in &words[single..] {
+                let w = w.as_ref();
+                let bit = defs.piece(w).and_then(|p| set.mask_of([p])).ok_or_else(|| {
+                    Error::Input(format!("`{}` is not a valid {} for {name}", crate::diag::clip(w, 60), param.name))
+                })?;
+                if mask & bit != 0 {
+                    return Err(Error::Input(format!("{w} is twice in the {} of {name}", param.name)));
+                }
+                mask |= bit;
+            }
+            args.push(Value::Set(mask)).map_err(|_| Error::Input(format!("{name} takes too many arguments")))?;
+        }
         Ok(Action { seat: seat_id, action, args })
     }
 
@@ -858,7 +1092,7 @@ impl Game {
     pub fn arg(&self, action: &Action, param: &str) -> Option<rhai::Dynamic> {
         let def = &self.rules.actions[action.action as usize];
         let i = def.params.iter().position(|p| p.name == param)?;
-        Some(from_value(&self.rules, action.args.get(i)?))
+        Some(from_value(&self.rules, &def.params[i].domain, action.args.get(i)?))
     }
 
     /// The zone id of a zone name (for tools).

@@ -60,7 +60,9 @@ enum Color {
 pub struct RulesetArgs {
     /// A ruleset name (see `tabula list`) or a path to a ruleset folder.
     pub ruleset: String,
-    /// A variant from the ruleset's variants/ folder; may be repeated, applied in order.
+    /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
+    /// your own (`./my-variant.toml`, with an optional `my-variant.rhai` beside it); may be
+    /// repeated, applied in order.
     #[arg(long = "variant", value_name = "VARIANT")]
     pub variants: Vec<String>,
     /// Override a parameter of [params], e.g. --set goal=12; may be repeated.
@@ -88,7 +90,8 @@ enum Command {
     Play {
         /// A ruleset name or path (not needed with --resume: the log names its rules).
         ruleset: Option<String>,
-        /// A variant from the ruleset's variants/ folder; may be repeated.
+        /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
+        /// your own (`./my-variant.toml`); may be repeated.
         #[arg(long = "variant", value_name = "VARIANT")]
         variants: Vec<String>,
         /// Override a parameter of [params]; may be repeated.

@@ -689,10 +689,10 @@ mod tests {
     fn threads_the_system_refuses_are_done_without() {
         let options = SimOptions { games: 40, keep_records: true, ..SimOptions::default() };
         let load = LoadOptions::default();
-        let one = simulate_parallel("east-berlin", &load, &options, 1, &|_| {}).expect("one thread");
+        let one = simulate_parallel("examples/rulesets/dice-race", &load, &options, 1, &|_| {}).expect("one thread");
         for refused_from in [0, 1, 2] {
             let huge = |t: usize| (t >= refused_from).then_some(usize::MAX / 2);
-            let many = simulate_on_threads("east-berlin", &load, &options, 1000, &|_| {}, &huge)
+            let many = simulate_on_threads("examples/rulesets/dice-race", &load, &options, 1000, &|_| {}, &huge)
                 .unwrap_or_else(|e| panic!("threads refused from the {refused_from}th: {e}"));
             assert_eq!(many.games, 40);
             assert_eq!(many.outcomes, one.outcomes, "threads refused from the {refused_from}th");

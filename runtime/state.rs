@@ -227,6 +227,30 @@ impl Default for State {
 }
 
 impl State {
+    /// Whether pending prompts wait only for the seats they ask: in a real-time game (one with a
+    /// `pace`), during a phase of standing actions, a prompt holds its seat alone and the others
+    /// play on, since the clock does not stop for one player's decision. Elsewhere the first
+    /// prompt holds every seat until it is answered.
+    pub(crate) fn prompts_per_seat(&self, defs: &Defs) -> bool {
+        defs.pace.is_some() && defs.phases.get(self.phase as usize).is_some_and(|p| !p.actions.is_empty())
+    }
+
+    /// The prompt `seat` must answer now (with its place in the queue), if any.
+    pub(crate) fn prompt_for(&self, defs: &Defs, seat: SeatId) -> Option<(usize, &Prompt)> {
+        if self.prompts_per_seat(defs) {
+            self.prompts.iter().enumerate().find(|(_, p)| p.seat == seat)
+        } else {
+            self.prompts.front().filter(|p| p.seat == seat).map(|p| (0, p))
+        }
+    }
+
+    /// Whether another seat's prompt holds `seat` back (everyone waits for it).
+    pub(crate) fn held_by_a_prompt(&self, defs: &Defs, seat: SeatId) -> bool {
+        !self.prompts_per_seat(defs) && self.prompts.front().is_some_and(|p| p.seat != seat)
+    }
+}
+
+impl State {
     /// The state before anything happens: pieces in their starting zones, counters at their
     /// initial values, in the start phase (not yet entered).
     pub fn initial(defs: &Defs, players: u8, seed: u64) -> State {

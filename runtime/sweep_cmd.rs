@@ -19,7 +19,9 @@ use crate::sim_cmd::{PlayArgs, progress_bar, spread_text, threads, write_file};
 pub struct SweepArgs {
     /// A ruleset name (see `tabula list`) or a path to a ruleset folder.
     ruleset: String,
-    /// A variant from the ruleset's variants/ folder; may be repeated, applied in order.
+    /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
+    /// your own (`./my-variant.toml`, with an optional `my-variant.rhai` beside it); may be
+    /// repeated, applied in order.
     #[arg(long = "variant", value_name = "VARIANT")]
     variants: Vec<String>,
     /// A parameter and its values: `goal=8..12` (8 to 12), `goal=8..20/4` (every 4th),

@@ -19,6 +19,9 @@ pub enum Value {
     Int(i64),
     /// A seat.
     Seat(SeatId),
+    /// A set of pieces: bit `i` is the `i`th piece of its parameter's universe
+    /// (`rules::SetDomain`). Its meaning needs the parameter.
+    Set(u64),
 }
 
 /// An action taken, or that could be taken, by a seat.

@@ -2,7 +2,7 @@
 //! outcome, read off the game's recorded events.
 
 use super::{Entry, EntryKind, Log, Tag, TagValue};
-use crate::event::{Event, describe_value};
+use crate::event::Event;
 use crate::flow::Game;
 use crate::rules::{Defs, PropKind, Rules};
 
@@ -28,11 +28,11 @@ pub fn header_for(rules: &Rules, players: u8, seed: Option<u64>) -> Vec<Tag> {
 }
 
 /// The `[ruleset_path]` tag of a log file written for a ruleset that its name does not find
-/// (one's own, in a folder of one's own): its folder, absolute, so that the log replays from
-/// anywhere on this machine. Files written by `play --log` and `sim --log` carry it after the
+/// from any working folder (one's own, in a folder of one's own, even the current one): its
+/// folder, absolute, so that the log replays from anywhere on this machine. Files written by `play --log` and `sim --log` carry it after the
 /// `[ruleset]` tag; logs made in memory do not (a path is no part of the game).
 pub fn ruleset_path_tag(rules: &Rules) -> Option<Tag> {
-    let by_name = crate::rules::load::find_ruleset(&rules.id).ok().and_then(|d| d.canonicalize().ok());
+    let by_name = crate::rules::load::find_ruleset_anywhere(&rules.id).and_then(|d| d.canonicalize().ok());
     let folder = rules.dir.canonicalize().ok()?;
     (by_name.as_ref() != Some(&folder)).then(|| Tag {
         name: "ruleset_path".into(),
@@ -59,7 +59,7 @@ pub(crate) fn entry_of(defs: &Defs, event: &Event, timed: bool) -> Option<Entry>
             seat: defs.seats[action.seat as usize].name.clone(),
             time: timed.then_some(*at),
             name: defs.actions[action.action as usize].name.clone(),
-            args: action.args.iter().map(|v| describe_value(defs, v)).collect(),
+            args: crate::event::describe_args(defs, action),
         },
         Event::Rolled { piece, face } => EntryKind::Chance {
             kind: "roll".into(),

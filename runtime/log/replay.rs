@@ -381,7 +381,9 @@ pub fn seat_log(log: &Log, rules: Rc<Rules>, seat: SeatId) -> Result<Log, Replay
         let lines = match index {
             None => 0..first,
             Some(i) => {
-                let next = actions.iter().copied().find(|&a| a > i).unwrap_or(log.entries.len());
+                // The steps are in order: the next one is found by halving, not by a walk from
+                // the first (which made a seat's copy of a long log take the square of its length).
+                let next = actions.get(actions.partition_point(|&a| a <= i)).copied().unwrap_or(log.entries.len());
                 i..next
             }
         };
@@ -506,7 +508,8 @@ fn mask(rules: &Rules, game: &Game, seat: SeatId, step: &[Event], entry: &Entry)
                 && rules.seat(actor) != Some(seat)
                 && !seen_in_the_open(rules, game, seat, step, def, args)
             {
-                *args = masked(args.len());
+                // One mask per parameter: a set's pieces would tell how many it holds.
+                *args = masked(def.params.len());
             }
         }
         EntryKind::Chance { kind, args } => match kind.as_str() {

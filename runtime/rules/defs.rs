@@ -112,6 +112,8 @@ pub struct Defs {
     /// Total number of property slots over all pieces.
     pub prop_slots: usize,
     pub(crate) zone_index: NameMap<ZoneId>,
+    /// Per-seat zone families by name (`hand`), each with its zone of seat 0.
+    pub(crate) zone_families: NameMap<ZoneId>,
     pub(crate) piece_index: NameMap<PieceId>,
     pub(crate) counter_index: NameMap<CounterId>,
     pub(crate) phase_index: NameMap<PhaseId>,
@@ -393,13 +395,77 @@ pub struct PhaseDef {
     pub span: std::ops::Range<usize>,
 }
 
+/// A zone a parameter's domain names: one zone, or a per-seat zone named by its family
+/// (`in = ["hand"]` for a per-seat `hand`), which is the acting seat's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneRef {
+    /// This zone.
+    Fixed(ZoneId),
+    /// The acting seat's zone of a per-seat family, given by the family's zone of seat 0 (the
+    /// family's zones follow one another in seat order).
+    Own(ZoneId),
+}
+
+impl ZoneRef {
+    /// The zone meant when `seat` acts.
+    #[inline]
+    pub fn of(self, seat: SeatId) -> ZoneId {
+        match self {
+            ZoneRef::Fixed(z) => z,
+            ZoneRef::Own(first) => first + ZoneId::from(seat),
+        }
+    }
+}
+
+/// Whether `zone` is one of `zones` when `seat` acts.
+pub fn names_zone(zones: &[ZoneRef], seat: SeatId, zone: ZoneId) -> bool {
+    zones.iter().any(|z| z.of(seat) == zone)
+}
+
+/// The most pieces a set parameter chooses among (its universe: every piece of its kinds), so
+/// that a set is one 64-bit mask.
+pub const MAX_SET_UNIVERSE: usize = 64;
+
+/// The most options a set parameter may list at one decision (subsets of the pieces it may
+/// choose among, within its sizes): beyond, listing the options is refused with the reason.
+pub const MAX_SET_OPTIONS: u64 = 4096;
+
+/// The domain of a parameter whose value is a set of pieces (`set = true`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetDomain {
+    /// Pieces of these kinds...
+    pub kinds: Vec<KindId>,
+    /// ...lying in these zones (`None`: anywhere).
+    pub within: Option<Vec<ZoneRef>>,
+    /// Every piece of the kinds, in id order: bit `i` of a set is `universe[i]`.
+    pub universe: Vec<PieceId>,
+    /// The fewest pieces a set holds.
+    pub min: u32,
+    /// The most pieces a set holds.
+    pub max: u32,
+}
+
+impl SetDomain {
+    /// The pieces of a set, in universe order.
+    pub fn members(&self, mask: u64) -> impl Iterator<Item = PieceId> + '_ {
+        self.universe.iter().enumerate().filter(move |(i, _)| mask >> i & 1 == 1).map(|(_, &p)| p)
+    }
+
+    /// The set of these pieces, or `None` if one is outside the universe.
+    pub fn mask_of(&self, pieces: impl IntoIterator<Item = PieceId>) -> Option<u64> {
+        pieces.into_iter().try_fold(0u64, |mask, p| self.universe.iter().position(|&u| u == p).map(|i| mask | 1 << i))
+    }
+}
+
 /// The domain of an action parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Domain {
     /// A piece of one of these kinds, optionally only in some zones.
-    Piece(Vec<KindId>, Option<Vec<ZoneId>>),
+    Piece(Vec<KindId>, Option<Vec<ZoneRef>>),
+    /// Any set of pieces of some kinds (within sizes), optionally only in some zones.
+    Set(SetDomain),
     /// One of these zones.
-    Zone(Vec<ZoneId>),
+    Zone(Vec<ZoneRef>),
     /// One of these words.
     Word(Vec<SymId>),
     /// An integer in `[min, max]`.
@@ -437,6 +503,8 @@ pub struct ActionDef {
     pub effect: Effect,
     /// Extra legality filter.
     pub legal: Option<HookId>,
+    /// Hook listing the action's options when it is asked (instead of its domains).
+    pub options: Option<HookId>,
     /// Hook run when taken.
     pub apply: Option<HookId>,
     /// Whether its arguments are hidden from other seats.

@@ -37,6 +37,32 @@ pub fn ruleset_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// Whether a variant is given as a path to an overlay file rather than by name.
+fn variant_is_a_path(variant: &str) -> bool {
+    variant.ends_with(".toml") || variant.contains(std::path::MAIN_SEPARATOR) || variant.contains('/')
+}
+
+/// A variant's overlay (`toml`) or script (`rhai`) file: `variants/<name>.<ext>` in the ruleset,
+/// or the path given with its extension.
+fn variant_file(dir: &Path, variant: &str, ext: &str) -> PathBuf {
+    if variant_is_a_path(variant) {
+        Path::new(variant).with_extension(ext)
+    } else {
+        dir.join("variants").join(format!("{variant}.{ext}"))
+    }
+}
+
+/// The folder a ruleset name finds from any working folder: under `$TABULA_RULESETS` or the
+/// source tree's `rulesets/`, not a path nor `./rulesets` (which depend on where one stands).
+/// A log of a ruleset found so replays anywhere by its name alone.
+pub fn find_ruleset_anywhere(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("TABULA_RULESETS")
+        .map(|env| std::env::split_paths(&env).filter(|d| d.is_absolute()).collect())
+        .unwrap_or_default();
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("rulesets"));
+    dirs.into_iter().map(|d| d.join(name)).find(|d| d.join("game.toml").is_file())
+}
+
 /// Finds a ruleset folder: a path to a folder with `game.toml`, or a name under a ruleset dir.
 pub fn find_ruleset(name_or_path: &str) -> Result<PathBuf, Error> {
     let direct = PathBuf::from(name_or_path);
@@ -154,8 +180,25 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         }
         Err(d) => return Err(Error::Ruleset(vec![*d], Box::default()).with_sources(sources)),
     }
-    for variant in &options.variants {
-        let path = dir.join("variants").join(format!("{variant}.toml"));
+    // A variant is a name from the ruleset's `variants/`, or a path to an overlay file of one's
+    // own (`./my-variant.toml`), kept absolute so that logs that name it replay from anywhere.
+    let variants: Vec<String> = options
+        .variants
+        .iter()
+        .map(|v| match variant_is_a_path(v).then(|| Path::new(v).canonicalize()) {
+            Some(Ok(abs)) => abs.display().to_string(),
+            _ => v.clone(),
+        })
+        .collect();
+    for variant in &variants {
+        let path = variant_file(dir, variant, "toml");
+        if variant_is_a_path(variant) && !path.is_file() {
+            return Err(Error::NoVariant {
+                variant: variant.clone(),
+                ruleset: dir.display().to_string(),
+                reason: ": no such overlay file (a variant is a name from the ruleset's variants/ or a path to a .toml file)".into(),
+            });
+        }
         if !path.is_file() {
             let known = list_variants(dir);
             return Err(Error::NoVariant {
@@ -220,8 +263,8 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
         }
     }
     // Variant scripts replace base functions of the same name: they are compiled after the base.
-    for variant in &options.variants {
-        let path = dir.join("variants").join(format!("{variant}.rhai"));
+    for variant in &variants {
+        let path = variant_file(dir, variant, "rhai");
         if !path.exists() {
             continue;
         }
@@ -245,7 +288,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     };
     loader.defs.dir = dir.to_path_buf();
     loader.defs.id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    loader.defs.variants = options.variants.clone();
+    loader.defs.variants = variants;
     loader.defs.overrides = options.overrides.clone();
     loader.defs.param_info = param_info;
     loader.defs.fingerprint = fingerprint;
@@ -430,6 +473,22 @@ impl Loader<'_> {
     fn zone_ref(&mut self, name: &Name, file: FileId) -> Option<ZoneId> {
         let found = self.defs.zone(&name.value);
         self.known("zone", found, name, file, |d| d.zones.iter().map(|z| z.name.clone()).collect())
+    }
+
+    /// A zone a parameter's domain names: a zone, or a per-seat zone's family name for the
+    /// acting seat's own.
+    fn param_zone_ref(&mut self, name: &Name, file: FileId) -> Option<ZoneRef> {
+        if let Some(&first) = self.defs.zone_families.get(&name.value) {
+            return Some(ZoneRef::Own(first));
+        }
+        let found = self.defs.zone(&name.value);
+        self.known("zone", found, name, file, |d| {
+            let mut names: Vec<String> = d.zone_families.keys().cloned().collect();
+            names.sort();
+            names.extend(d.zones.iter().map(|z| z.name.clone()));
+            names
+        })
+        .map(ZoneRef::Fixed)
     }
 
     fn seat_ref(&mut self, name: &Name, file: FileId) -> Option<SeatId> {
@@ -786,7 +845,7 @@ impl Loader<'_> {
                 .unwrap_or((m.game_file, 0));
             let d = self
                 .err(file, at..at + quoted.len(), format!("the word `{word}` cannot be written in a log"))
-                .expected("a word of letters, digits, `_`, `-` or `.` (`golden_mask` rather than `golden mask`)")
+                .expected("a word of letters, digits, `_`, `-` or `.` (`dark_red` rather than `dark red`)")
                 .found(quoted);
             self.push(d);
         }
@@ -944,9 +1003,13 @@ impl Loader<'_> {
                 expanded.push((name.clone(), None, i));
             }
         }
-        for (id, (name, _, _)) in expanded.iter().enumerate() {
+        for (id, (name, seat, i)) in expanded.iter().enumerate() {
             self.defs.zone_index.insert(name.clone(), id as ZoneId);
             self.defs.zone_names.push(name.as_str().into());
+            if *seat == Some(0) {
+                let (family, _) = m.zones.get_index(*i).expect("index from enumerate");
+                self.defs.zone_families.insert(family.clone(), id as ZoneId);
+            }
         }
         for (name, seat, i) in &expanded {
             let (_, (file, z)) = m.zones.get_index(*i).expect("index from enumerate");
@@ -1174,12 +1237,29 @@ impl Loader<'_> {
                     self.push(d);
                     continue;
                 }
+                if (p.set || p.size.is_some()) && p.piece.is_none() && p.pieces.is_none() {
+                    let d = self
+                        .err(
+                            file,
+                            p.name.span.clone(),
+                            format!("parameter `{}` of action `{name}`: only pieces make a set", p.name.value),
+                        )
+                        .expected("`set = true` (and `size`) beside `piece` or `pieces`");
+                    self.push(d);
+                    continue;
+                }
                 let domain = if p.piece.is_some() || p.pieces.is_some() {
-                    let within = p.within.as_ref().map(|zs| zs.iter().filter_map(|z| self.zone_ref(z, file)).collect());
+                    let within =
+                        p.within.as_ref().map(|zs| zs.iter().filter_map(|z| self.param_zone_ref(z, file)).collect());
                     let names: Vec<Name> = p.piece.iter().chain(p.pieces.iter().flatten()).cloned().collect();
-                    Domain::Piece(names.iter().filter_map(|k| self.kind_ref(k, file)).collect(), within)
+                    let kinds: Vec<KindId> = names.iter().filter_map(|k| self.kind_ref(k, file)).collect();
+                    if p.set || p.size.is_some() {
+                        Domain::Set(self.set_domain(p, kinds, within, name, file))
+                    } else {
+                        Domain::Piece(kinds, within)
+                    }
                 } else if let Some(zones) = &p.zone {
-                    Domain::Zone(zones.iter().filter_map(|z| self.zone_ref(z, file)).collect())
+                    Domain::Zone(zones.iter().filter_map(|z| self.param_zone_ref(z, file)).collect())
                 } else if let Some(words) = &p.one_of {
                     Domain::Word(words.iter().map(|w| self.intern(w)).collect())
                 } else if let Some([lo, hi]) = &p.range {
@@ -1202,6 +1282,20 @@ impl Loader<'_> {
                     Domain::Seat
                 };
                 params.push(ParamDef { name: p.name.value.clone(), domain });
+            }
+            // A set is written as its pieces, as many as it holds: only the last word of a line
+            // can run on like that.
+            if let Some(p) = a.params.iter().rev().skip(1).find(|p| p.set || p.size.is_some()) {
+                let d = self
+                    .err(
+                        file,
+                        p.name.span.clone(),
+                        format!("set parameter `{}` of action `{name}` is not the last", p.name.value),
+                    )
+                    .expected(
+                        "the set parameter last, since a log writes its pieces one word each at the end of the line",
+                    );
+                self.push(d);
             }
             if let Some(extra) = a.params.get(MAX_PARAMS) {
                 let d = Diagnostic::new(format!("action `{name}` has more than {MAX_PARAMS} parameters"))
@@ -1244,7 +1338,10 @@ impl Loader<'_> {
                 }
                 if let Some([piece, prop, value]) = &e.set {
                     match (param_index(piece), param_index(value)) {
-                        (Some(pi), Some(vi)) if matches!(params[pi].domain, Domain::Piece(..)) => {
+                        (Some(pi), Some(vi))
+                            if matches!(params[pi].domain, Domain::Piece(..))
+                                && !matches!(params[vi].domain, Domain::Set(_)) =>
+                        {
                             effect.sets = Some((pi, prop.value.clone(), vi))
                         }
                         _ => {
@@ -1266,6 +1363,7 @@ impl Loader<'_> {
                 }
             }
             let legal = a.legal.as_ref().map(|h| self.hook(h, file, 2));
+            let options = a.options.as_ref().map(|h| self.hook(h, file, 2));
             let apply = a.apply.as_ref().map(|h| self.hook(h, file, 2));
             let time = a.time.as_ref().and_then(|t| self.int(&t.value, file, &t.span)).map(|t| t.max(0));
             self.defs.actions.push(ActionDef {
@@ -1273,6 +1371,7 @@ impl Loader<'_> {
                 params,
                 effect,
                 legal,
+                options,
                 apply,
                 secret: a.secret,
                 time,
@@ -1299,6 +1398,46 @@ impl Loader<'_> {
             .expected("an action with a piece parameter, or an `ask` without `each` (a single prompt)");
         self.push(d);
         Err(())
+    }
+
+    /// The domain of a set parameter: its universe (every piece of its kinds) and sizes.
+    fn set_domain(
+        &mut self,
+        p: &raw::RawParam,
+        kinds: Vec<KindId>,
+        within: Option<Vec<ZoneRef>>,
+        action: &str,
+        file: FileId,
+    ) -> SetDomain {
+        let universe: Vec<PieceId> = (0..self.defs.pieces.len() as PieceId)
+            .filter(|&piece| kinds.contains(&self.defs.pieces[piece as usize].kind))
+            .collect();
+        if universe.len() > MAX_SET_UNIVERSE {
+            let d = self
+                .err(
+                    file,
+                    p.name.span.clone(),
+                    format!(
+                        "set parameter `{}` of action `{action}` chooses among {} pieces",
+                        p.name.value,
+                        universe.len()
+                    ),
+                )
+                .expected(format!("kinds with at most {MAX_SET_UNIVERSE} pieces in all"));
+            self.push(d);
+        }
+        let [min, max] = p.size.unwrap_or([0, u32::MAX]);
+        if min > max {
+            let d = self
+                .err(
+                    file,
+                    p.name.span.clone(),
+                    format!("set parameter `{}` of action `{action}`: size [{min}, {max}]", p.name.value),
+                )
+                .expected("size = [fewest, most] with fewest <= most");
+            self.push(d);
+        }
+        SetDomain { kinds, within, universe, min, max }
     }
 
     fn resolve_phases(&mut self) {

@@ -470,6 +470,13 @@ pub struct RawParam {
     /// One of the seats.
     #[serde(default)]
     pub seat: bool,
+    /// With `piece` or `pieces`: the value is any set of such pieces (the player chooses which),
+    /// written in logs as its pieces, one word each (none for the empty set). Only the last
+    /// parameter may be a set.
+    #[serde(default)]
+    pub set: bool,
+    /// With `set`: the fewest and the most pieces the set may hold (default: any number).
+    pub size: Option<[u32; 2]>,
 }
 
 /// What an action does without a script (fast, and checked by the engine).
@@ -499,6 +506,11 @@ pub struct RawAction {
     pub effect: Option<RawEffect>,
     /// Script function `(game, args) -> bool` filtering candidates beyond the built-in checks.
     pub legal: Option<Name>,
+    /// Script function `(game, args) -> array` listing the action's options as maps
+    /// (`#{action: "lay", x: 0, y: -1}`, `action` optional) when it is asked, instead of every
+    /// combination of the parameters' values: `args` holds the prompt's fixed arguments and
+    /// `seat`. Options not matching the fixed arguments are left out.
+    pub options: Option<Name>,
     /// Script function `(game, args)` run when the action is taken.
     pub apply: Option<Name>,
     /// The arguments are secret: other seats see that the action was taken, not with what.

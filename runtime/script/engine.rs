@@ -10,7 +10,7 @@ use rhai::{AST, Engine, EvalAltResult, Position, Scope};
 
 use super::compile::Program;
 use super::natives::{Natives, Registry};
-use super::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS, Scripts};
+use super::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_DEPTH, MAX_OPERATIONS, Scripts, TOO_DEEP};
 use crate::diag::{Diagnostic, Error, FileId};
 use crate::rules::defs::Defs;
 
@@ -27,6 +27,25 @@ pub(super) fn new_engine() -> (Engine, Natives) {
     engine.set_max_string_size(MAX_DATA_SIZE);
     engine.set_max_array_size(MAX_DATA_SIZE);
     engine.set_max_map_size(MAX_DATA_SIZE);
+    // Rhai's interpreter copies a variable's value to use it, at a cost its operation count
+    // does not see: a value nested past `MAX_DEPTH` is refused when a variable holding it is
+    // read, so that a loop wrapping a value in itself stops within a few rounds. (Compiled
+    // scripts refuse it where it is built: `compile::ctx::over_limit`.)
+    #[allow(deprecated)] // Rhai marks `on_var` "volatile" this way.
+    engine.on_var(|name, index, context| {
+        let scope = context.scope();
+        let value = match index {
+            0 => scope.get(name),
+            // The variable's place counting from the last, which `iter_raw` gives first.
+            i => scope.iter_raw().nth(i - 1).map(|(_, _, v)| v),
+        };
+        match value {
+            Some(v) if (v.is_array() || v.is_map()) && super::nests_deeper(v, MAX_DEPTH) => {
+                Err(EvalAltResult::ErrorDataTooLarge(TOO_DEEP.to_string(), Position::NONE).into())
+            }
+            _ => Ok(None),
+        }
+    });
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
     let mut registry = Registry { engine: &mut engine, natives: &mut natives };
@@ -68,7 +87,14 @@ impl Scripts {
                     ast = ast.merge(&part);
                 }
                 Err(e) => {
+                    // Rhai stops at the first reserved word; name them all at once, and Rhai's
+                    // own error too when it is about something else on another line.
+                    let (reserved, lines) = reserved_words_used(&engine, &defs, file);
+                    diags.extend(reserved);
                     let pos = e.position();
+                    if lines.contains(&pos.line().unwrap_or(0)) {
+                        continue;
+                    }
                     let offset = defs.sources.offset(file, pos.line().unwrap_or(1), pos.position().unwrap_or(1));
                     diags.push(
                         Diagnostic::new(format!("script does not compile: {}", e.err_type()))
@@ -163,6 +189,9 @@ impl Scripts {
             EvalAltResult::ErrorStackOverflow(_) => {
                 format!("script functions called each other more than {MAX_CALL_LEVELS} deep (an endless recursion?)")
             }
+            EvalAltResult::ErrorDataTooLarge(what, _) if what == TOO_DEEP => {
+                format!("a script value grew too large: arrays and maps nested more than {MAX_DEPTH} deep")
+            }
             EvalAltResult::ErrorDataTooLarge(what, _) => {
                 format!("a script value grew too large: {} above {MAX_DATA_SIZE}", what.to_lowercase())
             }
@@ -183,6 +212,52 @@ impl Scripts {
         }
         d
     }
+}
+
+/// Rhai's keywords that are also its own functions (`print("x")`, `Fn("f")`, `this`): a script
+/// may write them as calls, so they are a mistake only where the script names something.
+const KEYWORD_FUNCTIONS: &[&str] =
+    &["print", "debug", "type_of", "call", "curry", "eval", "Fn", "is_def_var", "is_def_fn", "is_shared", "this"];
+
+/// Every word of a script file that Rhai reserves (`match`, `go`, `with`...) and that the script
+/// uses as a name, each with its place and a word to use instead, and the lines they are on:
+/// Rhai's own error names only the first, and a designer would find the others one `check` at a
+/// time.
+fn reserved_words_used(engine: &Engine, defs: &Defs, file: crate::diag::FileId) -> (Vec<Diagnostic>, Vec<usize>) {
+    let text = defs.sources.text(file);
+    let inputs = [text];
+    let (tokens, _) = engine.lex(&inputs);
+    let mut out = Vec::new();
+    let mut lines = Vec::new();
+    let mut previous = rhai::Token::EOF;
+    // Every token takes at least one byte, so the count bounds the loop whatever the lexer does.
+    for (token, pos) in tokens.take(text.len() + 1) {
+        // The lexer keeps answering end-of-input once the text is read.
+        if token == rhai::Token::EOF {
+            break;
+        }
+        let naming = matches!(previous, rhai::Token::Let | rhai::Token::Const | rhai::Token::Fn | rhai::Token::Period);
+        previous = token.clone();
+        let rhai::Token::Reserved(word) = token else { continue };
+        if !word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        if KEYWORD_FUNCTIONS.contains(&word.as_str()) && !naming {
+            continue;
+        }
+        lines.push(pos.line().unwrap_or(0));
+        let instead = if word.as_str() == "goto" { "go_to".to_string() } else { format!("{word}_") };
+        let offset = defs.sources.offset(file, pos.line().unwrap_or(1), pos.position().unwrap_or(1));
+        out.push(
+            Diagnostic::new(format!(
+                "`{word}` is a word Rhai reserves: it cannot name a function, a variable or a property"
+            ))
+            .at(file, offset..offset + word.len())
+            .expected(format!("another name, such as `{instead}`"))
+            .found(format!("`{word}`")),
+        );
+    }
+    (out, lines)
 }
 
 /// Whether a parameter name can be a script constant: a Rhai identifier that is not one of

@@ -482,9 +482,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("ask", |g: &mut GameApi, seat: &str, action: &str, fixed: Map| -> RhaiResult<()> {
         ask(g, seat, action, &fixed)
     });
-    // `goto` is a reserved word of Rhai, so a script cannot call it by that name: `go_to` is the
-    // same function under a name scripts can write.
-    engine.register_fn("goto", goto);
+    // The flow's *goto*, under the name `go_to`: Rhai reserves `goto`, so no script can call that.
     engine.register_fn("go_to", goto);
     engine.register_fn("end", |g: &mut GameApi, outcome: &str| -> RhaiResult<()> {
         let Some(o) = g.defs.outcome(outcome) else {

@@ -50,6 +50,27 @@ pub const MAX_CALL_LEVELS: usize = 64;
 /// through nesting: an array of strings holds their characters too).
 pub const MAX_DATA_SIZE: usize = 10_000;
 
+/// How deep arrays and maps may nest in a script value (`[[1]]` is 2 deep). Copying a value
+/// costs its size, and Rhai copies a variable's value to use it: a loop wrapping a value in
+/// itself (`m = #{ inner: m }`) would cost the square of its depth, seconds of work that the
+/// operation limit does not see, before the size limit stopped it.
+pub const MAX_DEPTH: usize = 64;
+
+/// What Rhai's size error (`ErrorDataTooLarge`) names when a value nests deeper than
+/// [`MAX_DEPTH`].
+pub(crate) const TOO_DEEP: &str = "Nesting of arrays and maps";
+
+/// Whether arrays and maps nest more than `limit` deep in a value.
+pub(crate) fn nests_deeper(value: &Dynamic, limit: usize) -> bool {
+    if let Some(list) = value.read_lock::<Array>() {
+        limit == 0 || list.iter().any(|v| nests_deeper(v, limit - 1))
+    } else if let Some(map) = value.read_lock::<Map>() {
+        limit == 0 || map.values().any(|v| nests_deeper(v, limit - 1))
+    } else {
+        false
+    }
+}
+
 type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
 
 /// The most work one hook call may make the engine do on its behalf, in pieces looked at (and

@@ -26,6 +26,24 @@ pub(crate) fn to_value(defs: &Defs, domain: &Domain, v: &Dynamic) -> Result<Valu
         Domain::Word(_) => {
             text.and_then(|t| defs.symbol(&t)).map(Value::Word).ok_or_else(|| format!("expected a word, found {v}"))
         }
+        Domain::Set(set) => {
+            let items = v.read_lock::<Array>().ok_or_else(|| format!("expected a list of pieces, found {v}"))?;
+            let mut mask = 0u64;
+            for item in items.iter() {
+                let piece = match item.as_int() {
+                    Ok(id) if (0..defs.pieces.len() as i64).contains(&id) => Some(id as PieceId),
+                    _ => item.clone().into_immutable_string().ok().and_then(|t| defs.piece(&t)),
+                };
+                let bit = piece
+                    .and_then(|p| set.mask_of([p]))
+                    .ok_or_else(|| format!("expected pieces the set may hold, found {item}"))?;
+                if mask & bit != 0 {
+                    return Err(format!("{item} is twice in the set"));
+                }
+                mask |= bit;
+            }
+            Ok(Value::Set(mask))
+        }
         Domain::Int(..) => v.as_int().map(Value::Int).map_err(|_| format!("expected an integer, found {v}")),
         Domain::Seat => {
             text.and_then(|t| defs.seat(&t)).map(Value::Seat).ok_or_else(|| format!("expected a seat name, found {v}"))
@@ -33,9 +51,15 @@ pub(crate) fn to_value(defs: &Defs, domain: &Domain, v: &Dynamic) -> Result<Valu
     }
 }
 
-/// An action argument as a script value.
-pub(crate) fn from_value(defs: &Defs, v: &Value) -> Dynamic {
+/// An action argument as a script value (a set is a list of piece ids, in universe order).
+pub(crate) fn from_value(defs: &Defs, domain: &Domain, v: &Value) -> Dynamic {
     match v {
+        Value::Set(mask) => match domain {
+            Domain::Set(set) => {
+                Dynamic::from_array(set.members(*mask).map(|p| Dynamic::from_int(i64::from(p))).collect())
+            }
+            _ => Dynamic::UNIT,
+        },
         Value::Piece(p) => Dynamic::from_int(i64::from(*p)),
         Value::Zone(z) => Dynamic::from(defs.zone_names[*z as usize].clone()),
         Value::Word(w) => Dynamic::from(defs.symbols[*w as usize].clone()),
@@ -50,7 +74,7 @@ pub(crate) fn action_map(defs: &Defs, action: &Action) -> Map {
     let mut map = Map::new();
     map.insert("action".into(), Dynamic::from(ImmutableString::from(def.name.as_str())));
     for (p, v) in def.params.iter().zip(&action.args) {
-        map.insert(p.name.as_str().into(), from_value(defs, v));
+        map.insert(p.name.as_str().into(), from_value(defs, &p.domain, v));
     }
     map
 }
@@ -77,7 +101,7 @@ pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<A
 fn args_entries<'a>(defs: &'a Defs, action: &'a Action) -> impl Iterator<Item = (&'a str, Dynamic)> + 'a {
     let def = &defs.actions[action.action as usize];
     let seat = Dynamic::from(defs.seat_names[action.seat as usize].clone());
-    let params = def.params.iter().zip(&action.args).map(|(p, v)| (p.name.as_str(), from_value(defs, v)));
+    let params = def.params.iter().zip(&action.args).map(|(p, v)| (p.name.as_str(), from_value(defs, &p.domain, v)));
     params.chain(std::iter::once(("seat", seat)))
 }
 

@@ -146,9 +146,9 @@ pub(super) fn register(engine: &mut Registry) {
     // The action the seat is asked for by a pending prompt (`"give"`), or `()`.
     engine.register_fn("prompt", |v: &mut SeatView| -> Dynamic {
         let s = v.state.borrow();
-        match s.prompts.front() {
-            Some(p) if p.seat == v.seat => Dynamic::from(v.defs.actions[p.action as usize].name.clone()),
-            _ => Dynamic::UNIT,
+        match s.prompt_for(&v.defs, v.seat) {
+            Some((_, p)) => Dynamic::from(v.defs.actions[p.action as usize].name.clone()),
+            None => Dynamic::UNIT,
         }
     });
     engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());

@@ -96,6 +96,61 @@ pub fn can_see_piece(game: &Game, seat: Option<SeatId>, piece: PieceId) -> bool 
 /// What `seat` (or, with `None`, an omniscient observer) knows now.
 pub fn view(game: &Game, seat: Option<SeatId>) -> View {
     let defs = &**game.rules();
+    let mut view = view_but_zones(game, seat);
+    view.zones =
+        (0..defs.zones.len()).map(|z| (defs.zones[z].name.clone(), zone_view(game, seat, z as ZoneId))).collect();
+    view
+}
+
+/// What `seat` sees of zone `z` now (one zone of [`view`]).
+pub fn zone_view(game: &Game, seat: Option<SeatId>, z: ZoneId) -> ZoneView {
+    let defs = &**game.rules();
+    let def = &defs.zones[z as usize];
+    let sight = seat.map(|s| def.sight(s)).unwrap_or(Sight::All);
+    let all = game.state().pieces_in(defs, z);
+    let mut pieces = Vec::new();
+    let top = all.first().copied();
+    for &p in &all {
+        let shown = sees_piece(game, seat, z, p) || (sight == Sight::Top && def.ordered && Some(p) == top);
+        if shown {
+            pieces.push(piece_view(defs, game, seat, p));
+        }
+    }
+    let count = (sight != Sight::None).then_some(all.len() as u32);
+    let hidden = count.map(|c| c - pieces.len() as u32).unwrap_or(0);
+    ZoneView { count, pieces, hidden }
+}
+
+/// Everything of the state that [`zone_view`] reads for zone `z`, whatever the seat, written
+/// into `out` (cleared first) as numbers: the zone's pieces in order, whether each lies face up,
+/// the values of their shown properties and, for a property naming a piece, where that piece
+/// lies and whether face up (what decides if the name may be shown). Equal numbers at two
+/// moments mean an equal zone view for every seat, without building it: `tabula view` builds
+/// again only the zones whose numbers changed.
+pub fn zone_inputs(game: &Game, z: ZoneId, out: &mut Vec<i64>) {
+    let defs = &**game.rules();
+    let state = game.state();
+    out.clear();
+    let mut pieces = Vec::new();
+    state.pieces_in_into(defs, z, &mut pieces);
+    for p in pieces {
+        let def = &defs.pieces[p as usize];
+        out.extend([i64::from(p), i64::from(state.is_face_up(p))]);
+        for (i, prop) in defs.kinds[def.kind as usize].props.iter().enumerate().filter(|(_, p)| p.shown) {
+            let value = state.prop(def.prop_base + i);
+            out.push(value);
+            if matches!(prop.kind, PropKind::Piece(_)) && value >= 0 && (value as usize) < defs.pieces.len() {
+                let referenced = value as PieceId;
+                out.extend([i64::from(state.zone_of(referenced)), i64::from(state.is_face_up(referenced))]);
+            }
+        }
+    }
+}
+
+/// Everything of [`view`] but the zones (its `zones` are left empty): for a tool that follows
+/// the zones itself, zone by zone.
+pub fn view_but_zones(game: &Game, seat: Option<SeatId>) -> View {
+    let defs = &**game.rules();
     let state = game.state();
     let mut counters = IndexMap::new();
     for (c, def) in defs.counters.iter().enumerate() {
@@ -103,25 +158,9 @@ pub fn view(game: &Game, seat: Option<SeatId>) -> View {
             counters.insert(def.name.clone(), state.counter(c as u16));
         }
     }
-    let mut zones = IndexMap::new();
-    for (z, def) in defs.zones.iter().enumerate() {
-        let z = z as ZoneId;
-        let sight = seat.map(|s| def.sight(s)).unwrap_or(Sight::All);
-        let all = state.pieces_in(defs, z);
-        let mut pieces = Vec::new();
-        let top = all.first().copied();
-        for &p in &all {
-            let shown = sees_piece(game, seat, z, p) || (sight == Sight::Top && def.ordered && Some(p) == top);
-            if shown {
-                pieces.push(piece_view(defs, game, seat, p));
-            }
-        }
-        let count = (sight != Sight::None).then_some(all.len() as u32);
-        let hidden = count.map(|c| c - pieces.len() as u32).unwrap_or(0);
-        zones.insert(def.name.clone(), ZoneView { count, pieces, hidden });
-    }
-    let decision = match (seat, game.prompt()) {
-        (Some(s), Some(p)) if p.seat == s => {
+    let zones = IndexMap::new();
+    let decision = match seat.and_then(|s| game.prompt_for(s)) {
+        Some(p) => {
             let def = &defs.actions[p.action as usize];
             let fixed: Vec<String> = def
                 .params
@@ -223,7 +262,7 @@ pub fn seat_fingerprint(game: &Game, seat: SeatId, table: u64) -> u64 {
     for s in game.acting() {
         h.write_u8(s);
     }
-    if let Some(p) = game.prompt().filter(|p| p.seat == seat) {
+    if let Some(p) = game.prompt_for(seat) {
         h.write_u16(p.action);
         std::hash::Hash::hash(&p.fixed, &mut h);
     }

@@ -106,12 +106,19 @@ zones, text, dom = render(red, "step=0")
 expect("temple, red's page at the start: the pile is face down (no tile named)",
        not zones.get("pile") and "hidden" in text)
 
-# Every example log of every ruleset: each page opens and draws its last step; a screenshot of
-# the page for everyone is kept for a person to look at.
+# A page holds each step's changes, and its script rebuilds a step's view from them: a page
+# opened at `#step=N` shows step N, in the timeline and by its number.
+zones, text, dom = render(everyone, "seat=everyone&step=12")
+expect("temple escape.log, step 12: shown as step 12", 'data-step="12"' in dom and "step 12 of" in text)
+
+# Every example log of every ruleset: each page opens and draws its last step, and every step
+# of every observer rebuilt by jumping to it (`#check`) equals the step reached by stepping; a
+# screenshot of the page for everyone is kept for a person to look at.
 for log in sorted(glob.glob("examples/logs/*/*.log")):
     page = view(log)
-    zones, text, dom = render(page, "seat=everyone&step=1000")
+    zones, text, dom = render(page, "seat=everyone&step=1000&check")
     expect(f"{log}: the page draws the end of the game", "game over:" in text and len(zones) > 0)
+    expect(f"{log}: every step is the same reached by jumping as by stepping", 'data-check="ok"' in dom)
     shot = page[:-5] + ".png"
     chromium("--window-size=1280,1000", "--virtual-time-budget=3000", f"--screenshot={shot}", f"file://{page}#seat=everyone&step=12")
     expect(f"{log}: screenshot {os.path.relpath(shot)}", os.path.exists(shot) and os.path.getsize(shot) > 10000)

@@ -61,6 +61,40 @@ fn rhai_syntax_error_points_into_the_script() {
 }
 
 #[test]
+fn every_reserved_word_a_script_uses_is_named_at_once_with_a_word_to_use_instead() {
+    // Rhai's own error names only the first reserved word (`with`, line 3); check names all six
+    // uses of `with`, `go` and `match`, each where it stands.
+    let (ok, err) = check("tests/fixtures/broken/rhai-reserved");
+    assert!(!ok);
+    let at = |place: &str| err.contains(&format!("tests/fixtures/broken/rhai-reserved/rules.rhai:{place}"));
+    for place in ["3:9", "4:8", "7:9", "7:14", "7:20", "10:4"] {
+        assert!(at(place), "no error at {place}:\n{err}");
+    }
+    assert!(err.contains("`match` is a word Rhai reserves") && err.contains("such as `match_`"), "{err}");
+    assert!(err.contains("`go` is a word Rhai reserves") && err.contains("such as `go_`"), "{err}");
+    assert_eq!(err.matches("Rhai reserves").count(), 6, "{err}");
+}
+
+#[test]
+fn rhais_own_functions_are_not_reserved_words_when_called() {
+    // `print`, `Fn`, `type_of` are keywords that scripts call: a syntax error elsewhere in the
+    // file is reported as itself, not as a use of reserved words.
+    let dir = std::env::temp_dir().join(format!("tabula-check-keywords-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("tests/fixtures/broken/rhai-syntax/game.toml", dir.join("game.toml")).unwrap();
+    std::fs::write(
+        dir.join("rules.rhai"),
+        "fn begin(game) {\n    print(type_of(Fn(\"begin\")));\n    if (1 > 0 { }\n}\n",
+    )
+    .unwrap();
+    let (ok, err) = check(dir.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!ok);
+    assert!(!err.contains("Rhai reserves"), "{err}");
+    assert!(err.contains("rules.rhai:3:") && err.contains("Expecting ')'"), "{err}");
+}
+
+#[test]
 fn rhai_error_while_a_hook_runs_names_the_script_line() {
     let (ok, err) = check("tests/fixtures/broken/rhai-runtime");
     assert!(!ok);
@@ -142,6 +176,21 @@ fn legal_actions_the_options_leave_out_are_found_by_check() {
         err.contains(
             "the `legal` hook of `take` accepts `solo: take 2`, which the options hook `options` does not list"
         ),
+        "{err}"
+    );
+}
+
+/// An action's own `options` hook (here with no phase `options` hook) is checked the same way.
+#[test]
+fn an_actions_own_options_that_its_legal_hook_refuses_are_found_by_check() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["check", "tests/fixtures/broken/options-disagree", "--variant", "action-options"])
+        .output()
+        .expect("run tabula");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("the options hook `take_options` lists `solo: take 3`, which the rules refuse: the `legal` hook `can_take` refuses it"),
         "{err}"
     );
 }

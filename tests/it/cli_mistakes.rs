@@ -208,3 +208,67 @@ fn a_seat_the_rules_play_cannot_be_given_an_agent() {
         assert!(err.contains("the seats are red, blue"), "{command}: {err}");
     }
 }
+
+/// Copies a folder's files (one level) into another.
+fn copy_folder(from: &str, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("read folder") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            std::fs::copy(&path, to.join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+}
+
+/// A designer's own ruleset in the current folder (`./card-dash`): its logs record its folder,
+/// so that they replay from anywhere, not only from where they were written.
+#[test]
+fn logs_of_a_ruleset_in_the_current_folder_replay_from_anywhere() {
+    let dir = scratch("own-ruleset");
+    copy_folder("examples/rulesets/dice-race", &dir.join("card-dash"));
+    let run = |args: &[&str], cwd: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).current_dir(cwd).output().expect("run");
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (ok, err) = run(&["sim", "./card-dash", "--games", "2", "--log", "logs"], &dir);
+    assert!(ok, "{err}");
+    let log = dir.join("logs/game-000001.log");
+    let text = std::fs::read_to_string(&log).expect("a log");
+    assert!(text.contains("[ruleset_path "), "the log records its ruleset's folder:\n{text}");
+    let elsewhere = scratch("elsewhere");
+    let (ok, err) = run(&["replay", log.to_str().expect("utf-8")], &elsewhere);
+    assert!(ok, "the log replays from another folder: {err}");
+}
+
+/// A modder's overlay kept outside the shipped ruleset (`--variant ./short.toml`, with its
+/// `short.rhai`) plays, and its logs name the file so that they replay from anywhere.
+#[test]
+fn a_variant_overlay_of_ones_own_is_applied_and_logged_by_its_path() {
+    let dir = scratch("own-variant");
+    std::fs::write(dir.join("short.toml"), "[params]\ngoal = 12\n").expect("write");
+    // The variant's script replaces a base function: the careful agent stops at once.
+    std::fs::write(dir.join("short.rhai"), "fn careful(view, options) { options.len() - 1 }\n").expect("write");
+    let run = |args: &[&str], cwd: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).current_dir(cwd).output().expect("run");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let ruleset = std::fs::canonicalize("examples/rulesets/dice-race").expect("ruleset");
+    let ruleset = ruleset.to_str().expect("utf-8");
+    let (ok, out, err) = run(&["params", ruleset, "--variant", "./short.toml"], &dir);
+    assert!(ok, "{err}");
+    assert!(out.contains("goal = 12"), "{out}");
+    let (ok, _, err) = run(&["sim", ruleset, "--variant", "short.toml", "--games", "2", "--log", "logs"], &dir);
+    assert!(ok, "{err}");
+    let log = dir.join("logs/game-000001.log");
+    let text = std::fs::read_to_string(&log).expect("a log");
+    let abs = dir.canonicalize().expect("dir").join("short.toml");
+    assert!(text.contains(&format!("[variant \"{}\"]", abs.display())), "{text}");
+    let (ok, out, err) = run(&["replay", log.to_str().expect("utf-8")], &scratch("variant-elsewhere"));
+    assert!(ok, "the log replays from another folder: {err}{out}");
+    let (ok, _, err) = run(&["sim", ruleset, "--variant", "./nothing.toml", "--games", "1"], &dir);
+    assert!(!ok && err.contains("no such overlay file"), "{err}");
+}

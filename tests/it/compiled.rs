@@ -1,6 +1,7 @@
 //! The scripts compiler against Rhai's interpreter: every shipped ruleset, example and fixture
 //! plays the same games both ways, the probe fixture's snippets of Rhai give the values Rhai's
-//! semantics give, and errors read the same.
+//! semantics give, and errors read the same. Rhai's language and library at large are compared
+//! by `runtime/script/compile/tests.rs`, over snippets generated from tables.
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;

@@ -164,3 +164,46 @@ fn seats_share_the_table_part_of_their_sight_only_when_they_see_the_table_alike(
     let game = Game::new(east_berlin, 2, 3).expect("start");
     assert_ne!(table_fingerprint(&game, 0), table_fingerprint(&game, 1));
 }
+
+/// In real time a prompt holds only the seat it asks: while red decides whether to keep the
+/// token it took, blue goes on taking tokens, and answers its own prompt in its own time.
+#[test]
+fn a_prompt_in_real_time_holds_only_the_seat_it_asks() {
+    let options = LoadOptions { variants: vec!["ask".into()], ..LoadOptions::default() };
+    let rules = Rc::new(tabula::load("tests/fixtures/realtime", &options).unwrap_or_else(|e| panic!("{e}")));
+    let mut game = Game::new(rules.clone(), 2, 1).expect("starts");
+    let (red, blue) = (rules.seat("red").unwrap(), rules.seat("blue").unwrap());
+    let names = |game: &Game, seat| -> Vec<String> {
+        game.legal_actions(seat)
+            .expect("lists")
+            .iter()
+            .map(|a| tabula::event::describe_action(game.rules(), a))
+            .collect()
+    };
+    let act = |game: &mut Game, line: &str| {
+        let action = game.parse_action(line).expect("parses");
+        game.apply(&action).unwrap_or_else(|e| panic!("{line}: {e}"));
+    };
+    act(&mut game, "red: take");
+    assert_eq!(names(&game, red), ["red: keep keep", "red: keep return"], "red decides");
+    assert_eq!(names(&game, blue), ["blue: rest", "blue: take"], "blue plays on");
+    assert_eq!(game.to_act(), [red, blue]);
+    act(&mut game, "blue: take");
+    assert_eq!(names(&game, blue), ["blue: keep keep", "blue: keep return"]);
+    // Red's standing actions wait for its answer; an answer out of turn is refused.
+    let err = game.apply(&game.parse_action("red: take").expect("parses")).expect_err("red must answer first");
+    assert!(err.to_string().contains("not legal"), "{err}");
+    act(&mut game, "blue: keep return");
+    act(&mut game, "red: keep keep");
+    assert_eq!(names(&game, red), ["red: rest", "red: take"]);
+    let taken = |seat: &str| game.state().count(rules.zone(&format!("taken.{seat}")).unwrap());
+    assert_eq!((taken("red"), taken("blue")), (1, 0));
+    // Simulated games with both seats asked replay from their logs.
+    for seed in 0..5 {
+        let mut game = Game::recorded(rules.clone(), 2, seed).expect("starts");
+        let mut agents = agents_for(&rules, "random", 2, seed).expect("agents");
+        play_out(&mut game, &mut agents, 10_000).expect("plays");
+        let log = record(&game, Some(seed));
+        replay_with(&log, rules.clone(), &ReplayOptions::default()).expect("replays");
+    }
+}

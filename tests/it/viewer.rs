@@ -7,8 +7,8 @@ use std::rc::Rc;
 
 use tabula::log::{parse, replay_steps, rules_for, seat_log};
 use tabula::narrate::narrate;
-use tabula::view::can_see_piece;
-use tabula::viewer::{Page, board, html, timeline};
+use tabula::view::{can_see_piece, view};
+use tabula::viewer::{Limits, MAX_STEPS, Part, html, page, page_within, views};
 
 use crate::common::tabula;
 
@@ -61,8 +61,8 @@ fn a_seats_page_names_no_piece_the_seat_never_sees() {
                     seen.insert(p);
                 }
             }
-            let t = timeline(&log, rules.clone(), Some(seat)).expect("timeline");
-            let page = html(&Page { log: "game.log".into(), board: board(&rules, players), timelines: vec![t] });
+            let made = page(&log, rules.clone(), players, &[Some(seat)], Part::default(), "game.log");
+            let page = html(&made.expect("page"));
             for (p, piece) in rules.pieces.iter().enumerate() {
                 if seen.contains(&p) {
                     continue;
@@ -88,10 +88,16 @@ fn a_seats_page_names_no_piece_the_seat_never_sees() {
     assert!(checked > 50, "too few hidden pieces checked: {checked}");
 }
 
+/// A scratch folder of its own for a test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-view-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    dir
+}
+
 #[test]
 fn the_page_for_everyone_offers_every_seat() {
-    let dir = std::env::temp_dir().join(format!("tabula-view-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
+    let dir = scratch("everyone");
     let out = dir.join("game.html");
     let log = "examples/logs/east-berlin/checkpoint-paid.log";
     let (ok, _, err) = tabula(&["view", log, "--out", out.to_str().unwrap()], "");
@@ -108,4 +114,109 @@ fn the_page_for_everyone_offers_every_seat() {
     let (ok, _, err) = tabula(&["view", log, "--seat", "spy"], "");
     assert!(!ok);
     assert!(err.contains("no seat `spy` in this game: expected one of exile, police"), "{err}");
+}
+
+/// A page for everyone and each seat of an example log of every ruleset (one each, to keep the
+/// test short: hidden hands, secret placements and reveals, a grid of laid tiles, a clock): the
+/// views its changes rebuild, step by step, are the views of the game at those steps.
+#[test]
+fn a_page_s_changes_rebuild_the_view_at_every_step() {
+    let mut steps = 0;
+    for name in
+        ["blackgate/team", "colditz/tunnel", "east-berlin/checkpoint-paid", "escape-plan/gas-can", "temple/escape"]
+    {
+        let path = std::path::PathBuf::from(format!("examples/logs/{name}.log"));
+        let text = std::fs::read_to_string(&path).expect("log");
+        let log = parse(&text, 0).expect("parses");
+        let rules = Rc::new(rules_for(&log).expect("rules"));
+        let players = log.int_tag("players").map_or(rules.players.0, |p| p as u8);
+        let observers: Vec<Option<u8>> = std::iter::once(None).chain((0..players).map(Some)).collect();
+        let made = page(&log, rules.clone(), players, &observers, Part::default(), "game.log").expect("page");
+        for (timeline, &seat) in made.timelines.iter().zip(&observers) {
+            let mut expected = Vec::new();
+            replay_steps(&log, rules.clone(), &mut |game, _, _| expected.push(view(game, seat))).expect("replays");
+            let rebuilt = views(timeline);
+            assert_eq!(rebuilt.len(), expected.len(), "{}", path.display());
+            for (k, (got, want)) in rebuilt.iter().zip(&expected).enumerate() {
+                assert!(
+                    got == want,
+                    "{}, {:?}, step {k}: the page's view differs from the game's",
+                    path.display(),
+                    seat
+                );
+            }
+            steps += expected.len();
+        }
+    }
+    assert!(steps > 500, "too few steps checked: {steps}");
+}
+
+/// A page of a part of a log (`--from`, `--until`) holds the steps of the whole page between
+/// them, with the same views; steps keep their numbers in the game.
+#[test]
+fn a_page_of_a_part_shows_the_same_steps_as_the_whole_page() {
+    let text = std::fs::read_to_string("examples/logs/temple/escape.log").expect("log");
+    let log = parse(&text, 0).expect("parses");
+    let rules = Rc::new(rules_for(&log).expect("rules"));
+    let whole = page(&log, rules.clone(), 2, &[None, Some(1)], Part::default(), "escape.log").expect("page");
+    let lines: Vec<usize> = whole.timelines[0].steps.iter().filter_map(|s| s.line).collect();
+    // From the line after the 5th step (the page starts at the 5th), to the 12th step's line.
+    let part = Part { from: Some(lines[4] + 1), until: Some(lines[11]) };
+    let some = page(&log, rules.clone(), 2, &[None, Some(1)], part, "escape.log").expect("page");
+    for (w, p) in whole.timelines.iter().zip(&some.timelines) {
+        assert_eq!(p.first, 5);
+        assert_eq!(p.steps.len(), 8, "steps 5 to 12");
+        assert_eq!(views(p), views(w)[5..=12].to_vec());
+        let texts = |t: &tabula::viewer::Timeline, r: std::ops::Range<usize>| {
+            t.steps[r].iter().map(|s| (s.line, s.text.clone(), s.events.clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(texts(p, 0..8), texts(w, 5..13));
+    }
+}
+
+/// A log with more steps than a page holds is refused at the first step past the limit, with
+/// the options that view a part of it, and no page is written.
+#[test]
+fn a_log_longer_than_a_page_holds_is_refused_with_a_part_to_view() {
+    let dir = scratch("too-long");
+    let log = dir.join("long.log");
+    let clock = |ms: usize| format!("clock {:02}:{:02}.{:03}\n", ms / 60_000, ms / 1000 % 60, ms % 1000);
+    // The header and setup lines of Temple's solo log, then clock lines a millisecond apart.
+    let solo = std::fs::read_to_string("examples/logs/temple/solo.log").expect("log");
+    let setup: String = solo.lines().take_while(|l| !l.starts_with("red ")).map(|l| format!("{l}\n")).collect();
+    let header = setup.lines().count();
+    let text: String = std::iter::once(setup).chain((1..=MAX_STEPS).map(clock)).collect();
+    std::fs::write(&log, text).expect("write");
+    let (ok, _, err) = tabula(&["view", log.to_str().unwrap()], "");
+    assert!(!ok, "a page of {} steps was made", MAX_STEPS + 1);
+    // Step 0 is the setup: the clock line of step 20000 is the one past the limit.
+    let (over, last) = (header + MAX_STEPS, header + MAX_STEPS - 1);
+    assert!(err.contains(&format!("long.log:{over}:1")), "{err}");
+    let said = format!(
+        "a page holds at most {MAX_STEPS} steps (actions and clock lines), and this line would be one more: view a part of the log, as with --until {last}, then --from {over}"
+    );
+    assert!(err.contains(&said), "{err}");
+    assert!(!dir.join("long.html").exists());
+}
+
+/// A page whose data would pass the bytes a page holds is refused at the step that passes them,
+/// with the part before it, which fits.
+#[test]
+fn a_page_past_its_bytes_is_refused_with_a_part_that_fits() {
+    let text = std::fs::read_to_string("examples/logs/temple/escape.log").expect("log");
+    let log = parse(&text, 0).expect("parses");
+    let rules = Rc::new(rules_for(&log).expect("rules"));
+    let limits = Limits { bytes: 30_000, ..Limits::default() };
+    let observers = [None, Some(0), Some(1)];
+    let refused = page_within(&log, rules.clone(), 2, &observers, Part::default(), "escape.log", limits)
+        .expect_err("more than 30,000 bytes");
+    let (until, from) = refused
+        .message
+        .strip_prefix("the page's data would pass 30000 bytes here, the most a page holds: view a part of the log, as with --until ")
+        .and_then(|rest| rest.split_once(", then --from "))
+        .unwrap_or_else(|| panic!("{}", refused.message));
+    assert_eq!(from, refused.line.to_string());
+    let part = Part { from: None, until: Some(until.parse().expect("a line")) };
+    let fits = page_within(&log, rules, 2, &observers, part, "escape.log", limits).expect("the part fits");
+    assert!(serde_json::to_string(&fits).expect("json").len() <= 30_000 + 1_000, "the board aside");
 }

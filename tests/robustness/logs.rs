@@ -80,7 +80,11 @@ mod corpus {
 
     #[test]
     fn a_duplicated_action_is_refused_with_what_was_legal() {
-        refused("duplicated", "15:1", "red: free red not legal: expected one of: red: roll nothing");
+        refused(
+            "duplicated",
+            "15:1",
+            "red: free red not legal: the `legal` hook `can_free` refuses it; expected one of: red: roll nothing",
+        );
     }
 
     #[test]

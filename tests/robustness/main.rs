@@ -12,7 +12,9 @@
 //! - `mutation`: a deterministic mutation harness over the corpus and the shipped rulesets and
 //!   logs. It runs a bounded number of cases; `TABULA_FUZZ_CASES=100000 cargo test --test
 //!   robustness mutation` runs that many per input instead (the default keeps this whole test
-//!   binary well under a minute in a debug build).
+//!   binary well under a minute in a debug build);
+//! - `viewer`: logs whose pages grew with the square of the game, a log named like its page,
+//!   and clients of `tabula view --serve` that say nothing or too much.
 //!
 //! Each case runs under `guard::guarded`: in its own thread, with a deadline and a count of the
 //! memory it allocates.
@@ -23,6 +25,7 @@ mod guard;
 mod logs;
 mod mutation;
 mod rulesets;
+mod viewer;
 
 #[global_allocator]
 static ALLOCATOR: guard::Counting = guard::Counting;

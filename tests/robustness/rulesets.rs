@@ -21,9 +21,19 @@ pub enum Outcome {
 
 /// Loads a ruleset (with variants) and plays one recorded game with random agents.
 pub fn load_and_play(dir: &str, variants: &[&str]) -> Outcome {
+    load_and_play_on(dir, variants, false)
+}
+
+/// [`load_and_play`], with the scripts compiled or on Rhai's interpreter.
+fn load_and_play_on(dir: &str, variants: &[&str], interpret: bool) -> Outcome {
     let options = LoadOptions { variants: variants.iter().map(|v| v.to_string()).collect(), overrides: Vec::new() };
     let rules = match tabula::load(dir, &options) {
-        Ok(rules) => Rc::new(rules),
+        Ok(mut rules) => {
+            if interpret {
+                rules.interpret_scripts();
+            }
+            Rc::new(rules)
+        }
         Err(e) => return Outcome::Refused(render(&e, &Sources::default())),
     };
     let players = rules.players.0;
@@ -56,6 +66,30 @@ fn refused_with(case: &str, variants: &'static [&'static str], place: &str, mess
     assert!(text.contains(message), "{case}: the error should say `{message}`:\n{text}");
 }
 
+/// [`refused`], with the scripts compiled and on Rhai's interpreter: both stop alike.
+fn refused_both_ways(case: &str, place: &str, message: &str) {
+    refused(case, place, message);
+    let dir = format!("tests/corpus/rulesets/{case}");
+    let interpreted = guarded(case, Limits::default(), {
+        let dir = dir.clone();
+        move || load_and_play_on(&dir, &[], true)
+    });
+    let Outcome::Refused(text) = interpreted else { panic!("{case}: expected an error, got {interpreted:?}") };
+    let place = format!("{dir}/{place}");
+    assert!(text.contains(&place), "{case}, interpreted: the error should point at {place}:\n{text}");
+    assert!(text.contains(message), "{case}, interpreted: the error should say `{message}`:\n{text}");
+}
+
+/// [`plays`], with the scripts compiled and on Rhai's interpreter.
+fn plays_both_ways(case: &str, outcome: &str) {
+    plays(case, outcome);
+    let dir = format!("tests/corpus/rulesets/{case}");
+    match guarded(case, Limits::default(), move || load_and_play_on(&dir, &[], true)) {
+        Outcome::Played(o) => assert_eq!(o, outcome, "{case}, interpreted"),
+        other => panic!("{case}, interpreted: expected a game ending `{outcome}`, got {other:?}"),
+    }
+}
+
 /// The case plays to the end: the engine accepts what it tries (clamping, as the rules say).
 fn plays(case: &str, outcome: &str) {
     let dir = format!("tests/corpus/rulesets/{case}");
@@ -66,7 +100,7 @@ fn plays(case: &str, outcome: &str) {
 }
 
 mod scripts {
-    use super::{plays, refused};
+    use super::{plays, plays_both_ways, refused, refused_both_ways};
 
     #[test]
     fn an_endless_loop_is_stopped_by_the_operation_limit() {
@@ -119,6 +153,39 @@ mod scripts {
     #[test]
     fn arrays_nested_in_themselves_are_counted_through_the_nesting() {
         refused("script-nested-arrays", "rules.rhai:2:1", "too large: size of array/blob above 10000");
+    }
+
+    // Before the depth limit, these ran for seconds (each round copies the whole value) until
+    // the size limit stopped them; the depth limit stops them after 64 rounds.
+    #[test]
+    fn a_map_nesting_in_itself_is_stopped_by_the_depth_limit() {
+        refused_both_ways("script-nested-map-loop", "rules.rhai:2:1", "arrays and maps nested more than 64 deep");
+    }
+
+    #[test]
+    fn an_array_nesting_in_itself_is_stopped_by_the_depth_limit() {
+        refused_both_ways("script-nested-array-loop", "rules.rhai:2:1", "arrays and maps nested more than 64 deep");
+    }
+
+    // Forms of Rhai the compiled scripts refused where Rhai's interpreter runs them.
+    #[test]
+    fn a_string_in_a_variable_is_indexed_as_rhai_does() {
+        refused_both_ways("script-string-index", "rules.rhai:8:7", "String index 5 out of bounds: only 5 characters");
+    }
+
+    #[test]
+    fn an_integer_in_a_variable_is_a_bit_field_as_rhai_says() {
+        refused_both_ways("script-bit-field", "rules.rhai:10:7", "Bit-field index 64 out of bounds: only 64 bits");
+    }
+
+    #[test]
+    fn array_functions_call_closures_and_named_functions_back() {
+        plays_both_ways("script-array-callbacks", "done");
+    }
+
+    #[test]
+    fn for_walks_stepped_ranges_bits_and_characters() {
+        plays_both_ways("script-stepped-ranges", "done");
     }
 
     #[test]
@@ -336,6 +403,31 @@ mod game_toml {
         refused(case, "game.toml:15:1", "the name `coin[1]` in [pieces] cannot be written in a log");
         refused(case, "game.toml:17:1", "the name `` in [zones] cannot be written in a log");
         refused(case, "game.toml:12:28", "the word `dark red` cannot be written in a log");
+    }
+
+    /// A set is written as its pieces to the end of a log line: only the last parameter may be
+    /// one, and only pieces make one.
+    #[test]
+    fn a_set_parameter_must_be_last_and_of_pieces() {
+        refused("toml-set-not-last", "game.toml:18:20", "set parameter `cards` of action `play` is not the last");
+        refused("toml-set-of-words", "game.toml:9:20", "parameter `words` of action `say`: only pieces make a set");
+    }
+
+    /// Listing every set of 13 pieces would list 8,192 options: refused in play, with the way
+    /// to bound it.
+    #[test]
+    fn a_set_with_too_many_options_is_refused_with_the_way_to_bound_it() {
+        let dir = "tests/corpus/rulesets/flow-set-too-many-options".to_string();
+        let outcome = crate::guard::guarded("flow-set-too-many-options", crate::guard::Limits::default(), move || {
+            super::load_and_play(&dir, &[])
+        });
+        let super::Outcome::Refused(text) = outcome else { panic!("expected an error, got {outcome:?}") };
+        assert!(
+            text.contains(
+                "has 8192 sets to choose from now (13 pieces): at most 4096 can be listed; bound it with `size`"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -10,16 +10,19 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, Position};
 
 use super::ctx::{Ctx, Res, pop_to, push_args, set};
 use super::direct::Target;
-use super::expr::{FnCompiler, KEYWORDS, NativeSite, this};
+use super::expr::{FnCompiler, ITERATORS, KEYWORDS, NativeSite, iterator, this};
+use super::index;
 use super::ops::{self, Op};
 use super::{C, Eval, Exec, stmt::Flow};
+use crate::script::{MAX_DEPTH, TOO_DEEP, nests_deeper};
 
 /// One step of a chain.
 enum Step {
     /// `.name` on a map (or a getter).
     Prop(ImmutableString, Position),
-    /// `[i]`: the index is evaluated with the chain's arguments.
-    Index(Eval, Position),
+    /// `[i]`: the index is evaluated with the chain's arguments. Where the index starts, and
+    /// where its `[` is.
+    Index(Eval, Position, Position),
     /// `.name(args)`: a script function with `this`, or a native taking the target first.
     Method { site: NativeSite, script: Option<usize>, args: Vec<Eval> },
 }
@@ -50,6 +53,9 @@ enum Kind {
 struct Chain {
     base: Base,
     steps: Vec<Step>,
+    /// Where the chain starts (its variable, or `this`), which Rhai names when an assignment
+    /// makes a value too large.
+    root: Position,
 }
 
 impl FnCompiler<'_> {
@@ -125,9 +131,14 @@ impl FnCompiler<'_> {
         if chain.steps.iter().any(|s| matches!(s, Step::Method { .. })) {
             return Err("it assigns through a method call".into());
         }
-        let root = lhs.position();
+        let root = chain.root;
+        // The value goes as many levels down as the chain has steps: what it may nest.
+        let room = MAX_DEPTH.saturating_sub(chain.steps.len());
         Ok(Box::new(move |c| {
             let value = rhs(c)?.flatten();
+            if (value.is_array() || value.is_map()) && nests_deeper(&value, room) {
+                return Err(EvalAltResult::ErrorDataTooLarge(TOO_DEEP.to_string(), pos).into());
+            }
             let mark = c.stack.len();
             let result = chain.run(c, mark, Some((op, value, pos, root)));
             pop_to(&mut c.stack, mark);
@@ -145,7 +156,7 @@ impl FnCompiler<'_> {
             return Err("it uses `?.` or `?[`".into());
         }
         let mut steps = Vec::new();
-        self.steps(kind, &x.rhs, flags, &mut steps)?;
+        self.steps(kind, &x.rhs, flags, e.position(), &mut steps)?;
         let base = match &x.lhs {
             Expr::Variable(v, _, _) => {
                 let slot = self.lookup(&v.1)?;
@@ -161,14 +172,15 @@ impl FnCompiler<'_> {
             Expr::ThisPtr(pos) => Base::This(*pos),
             other => Base::Value(self.expr(other)?),
         };
-        Ok(Chain { base, steps })
+        Ok(Chain { base, steps, root: x.lhs.position() })
     }
 
     /// The steps of a chain's right-hand side, of `kind` (Rhai nests chains to the right; a
     /// node marked `BREAK` ends the chain, its right side being a whole index expression).
-    fn steps(&mut self, kind: Kind, rhs: &Expr, flags: ASTFlags, out: &mut Vec<Step>) -> C<()> {
+    /// `at` is where the node whose kind the first step takes is (its `[` or `.`).
+    fn steps(&mut self, kind: Kind, rhs: &Expr, flags: ASTFlags, at: Position, out: &mut Vec<Step>) -> C<()> {
         if kind == Kind::Index && flags.contains(ASTFlags::BREAK) {
-            out.push(self.step(kind, rhs)?);
+            out.push(self.step(kind, rhs, at)?);
             return Ok(());
         }
         match rhs {
@@ -176,21 +188,28 @@ impl FnCompiler<'_> {
                 if f.contains(ASTFlags::NEGATED) {
                     return Err("it uses `?.` or `?[`".into());
                 }
-                out.push(self.step(kind, &x.lhs)?);
+                out.push(self.step(kind, &x.lhs, at)?);
                 let next = if matches!(rhs, Expr::Dot(..)) { Kind::Dot } else { Kind::Index };
-                self.steps(next, &x.rhs, *f, out)
+                self.steps(next, &x.rhs, *f, rhs.position(), out)
             }
             leaf => {
-                out.push(self.step(kind, leaf)?);
+                out.push(self.step(kind, leaf, at)?);
                 Ok(())
             }
         }
     }
 
-    fn step(&mut self, kind: Kind, e: &Expr) -> C<Step> {
+    fn step(&mut self, kind: Kind, e: &Expr, at: Position) -> C<Step> {
         match (kind, e) {
-            (Kind::Index, e) => Ok(Step::Index(self.expr(e)?, e.position())),
-            (Kind::Dot, Expr::Property(p, pos)) => Ok(Step::Prop(p.2.clone(), *pos)),
+            (Kind::Index, e) => Ok(Step::Index(self.expr(e)?, e.start_position(), at)),
+            (Kind::Dot, Expr::Property(p, pos)) => {
+                // `text.chars` and `number.bits` are iterators too (a map's property of that name
+                // is left to Rhai with them).
+                if ITERATORS.contains(&p.2.as_str()) {
+                    return Err(iterator(&format!(".{}", p.2)));
+                }
+                Ok(Step::Prop(p.2.clone(), *pos))
+            }
             (Kind::Dot, Expr::MethodCall(f, pos)) => {
                 let name = f.name.clone();
                 if KEYWORDS.contains(&name.as_str()) {
@@ -198,6 +217,9 @@ impl FnCompiler<'_> {
                 }
                 let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
                 let script = self.method_target(&name, args.len());
+                if script.is_none() && ITERATORS.contains(&name.as_str()) {
+                    return Err(iterator(&format!(".{name}")));
+                }
                 let site = self.native_site(&name, args.len() + 1, *pos);
                 Ok(Step::Method { site, script, args })
             }
@@ -216,7 +238,7 @@ impl Chain {
         for step in &self.steps {
             match step {
                 Step::Prop(..) => {}
-                Step::Index(e, _) => {
+                Step::Index(e, ..) => {
                     let v = e(c)?.flatten();
                     c.stack.push(v);
                 }
@@ -282,8 +304,8 @@ fn walk(c: &mut Ctx, target: &mut Dynamic, steps: &[Step], at: usize, assign: Op
                 walk(c, &mut v, rest, next, assign)
             }
         }
-        Step::Index(_, pos) => {
-            let mut idx = std::mem::take(&mut c.stack[at]);
+        Step::Index(_, pos, bracket) => {
+            let idx = std::mem::take(&mut c.stack[at]);
             if target.is_array() {
                 let mut array = target.as_array_mut().map_err(|_| internal())?;
                 let i = idx.as_int().map_err(|t| super::mismatch(c.engine, "i64", t, *pos))?;
@@ -308,12 +330,23 @@ fn walk(c: &mut Ctx, target: &mut Dynamic, steps: &[Step], at: usize, assign: Op
                     Some(v) => walk(c, v, rest, next, assign),
                     None => walk(c, &mut Dynamic::UNIT.clone(), rest, next, assign),
                 }
-            } else if assign.is_none() {
-                let mut v = c.call_rhai("index$get$", true, &mut [target, &mut idx], *pos)?;
-                walk(c, &mut v, rest, next, assign)
             } else {
-                Err(EvalAltResult::ErrorIndexingType(c.engine.map_type_name(target.type_name()).to_string(), *pos)
-                    .into())
+                // A string, an integer, or another kind of value: indexed by Rhai.
+                let places =
+                    |assign: Position, root: Position| index::Places { root, bracket: *bracket, index: *pos, assign };
+                match assign {
+                    Some((op, value, at_op, root)) if last => {
+                        let op = op.map_or("=", |(_, syntax, _)| syntax);
+                        index::set(c, target, idx, op, value, places(at_op, root)).map(|()| Dynamic::UNIT)
+                    }
+                    // Reading a character or a bit gives a copy; what the rest of the chain
+                    // assigns to it is lost, as with Rhai (which finds no indexer to write it
+                    // back with).
+                    _ => {
+                        let mut v = index::get(c, target, idx, places(Position::NONE, Position::NONE))?;
+                        walk(c, &mut v, rest, next, assign)
+                    }
+                }
             }
         }
         Step::Method { site, script, args } => {

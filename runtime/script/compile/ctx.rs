@@ -9,7 +9,7 @@ use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, NativeCallContext, Native
 
 use super::Program;
 use super::stmt::Flow;
-use crate::script::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_OPERATIONS};
+use crate::script::{MAX_CALL_LEVELS, MAX_DATA_SIZE, MAX_DEPTH, MAX_OPERATIONS, TOO_DEEP};
 
 pub(crate) type Res<T> = Result<T, Box<EvalAltResult>>;
 
@@ -41,25 +41,36 @@ pub(super) fn pop_to(stack: &mut Vec<Dynamic>, len: usize) {
     }
 }
 
-/// The call context Rhai's own functions are called with, made at the first such call.
-pub(super) type ContextStore = Option<NativeCallContextStore>;
+/// What a compiled hook call needs to call Rhai's own functions (its standard library and
+/// operators): the call contexts, made at the first such call, and the limits' counts, which a
+/// call handing Rhai a function pointer passes on.
+pub(super) struct Calls<'a> {
+    /// The program running: its functions, and the scripts as Rhai holds them.
+    prog: &'a Program,
+    /// The context of a call into Rhai.
+    plain: Option<NativeCallContextStore>,
+    /// The context of a call given a function pointer (`list.map(|x| x + 1)`, `list.filter(
+    /// Fn("keep"))`): it holds the scripts, so that Rhai's function calls the script function
+    /// back as Rhai's interpreter does (with the element, then the element and its index), and
+    /// it runs on the interpreter. Kept apart: a context with scripts costs every call a look
+    /// in them. Boxed: few hooks need it, and every hook call moves its `Ctx`.
+    callbacks: Option<Box<NativeCallContextStore>>,
+    /// Operations so far (statements, loop rounds and calls), against `MAX_OPERATIONS`.
+    pub(super) ops: u64,
+    /// How deep script functions call each other, against `MAX_CALL_LEVELS`.
+    pub(super) level: usize,
+}
 
 /// The state of one compiled hook call.
 pub(crate) struct Ctx<'a> {
-    pub(super) prog: &'a Program,
     pub(super) engine: &'a Engine,
-    /// A Rhai call context, to call Rhai's own functions (its standard library and operators),
-    /// made at the first such call.
-    call_context: Option<NativeCallContextStore>,
+    /// Calls into Rhai, and the limits' counts.
+    pub(super) calls: Calls<'a>,
     /// Every frame: a function's `this`, parameters and locals, from `base`.
     pub(super) stack: Vec<Dynamic>,
     pub(super) base: usize,
     /// Whether the running function was called as a method (has a `this`).
     pub(super) this_bound: bool,
-    /// Operations so far (statements, loop rounds and calls), against `MAX_OPERATIONS`.
-    ops: u64,
-    /// How deep script functions call each other, against `MAX_CALL_LEVELS`.
-    level: usize,
     /// The hook's first argument (the handle) as its frame ended, for the caller to reuse.
     pub(super) handle_back: Option<Dynamic>,
     /// Whether the hook was given a second argument, and that argument as its frame ended
@@ -93,20 +104,22 @@ impl<'a> Ctx<'a> {
     pub(super) fn new(prog: &'a Program, engine: &'a Engine) -> Ctx<'a> {
         let stack = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
         Ctx {
-            prog,
             engine,
-            call_context: None,
+            calls: Calls { prog, plain: None, callbacks: None, ops: 0, level: 0 },
             stack,
             base: 0,
             this_bound: false,
-            ops: 0,
-            level: 0,
             handle_back: None,
             extra_given: false,
             extra_back: None,
             lent_back: std::mem::ManuallyDrop::new(Default::default()),
             lent_filled: 0,
         }
+    }
+
+    /// The program running.
+    pub(super) fn prog(&self) -> &'a Program {
+        self.calls.prog
     }
 
     /// Gives the stack back for the next call.
@@ -118,8 +131,8 @@ impl<'a> Ctx<'a> {
     /// Counts one operation, or stops a runaway script.
     #[inline]
     pub(super) fn op(&mut self, pos: Position) -> Res<()> {
-        self.ops += 1;
-        if self.ops > MAX_OPERATIONS {
+        self.calls.ops += 1;
+        if self.calls.ops > MAX_OPERATIONS {
             return Err(EvalAltResult::ErrorTooManyOperations(pos).into());
         }
         Ok(())
@@ -173,14 +186,14 @@ impl<'a> Ctx<'a> {
         pos: Position,
         lent: u8,
     ) -> (Res<Dynamic>, Dynamic) {
-        let Some(function) = self.prog.functions.get(f).and_then(Option::as_ref) else {
+        let Some(function) = self.calls.prog.functions.get(f).and_then(Option::as_ref) else {
             let this = std::mem::take(&mut self.stack[new_base]);
             self.take_lent(new_base, lent);
             pop_to(&mut self.stack, new_base);
             return (Err("internal: a compiled call to a function that is not compiled".into()), this);
         };
         let result = self.op(pos).and_then(|()| {
-            if self.level > MAX_CALL_LEVELS {
+            if self.calls.level > MAX_CALL_LEVELS {
                 return Err(EvalAltResult::ErrorStackOverflow(pos).into());
             }
             Ok(())
@@ -200,13 +213,13 @@ impl<'a> Ctx<'a> {
         let (old_base, old_bound) = (self.base, self.this_bound);
         self.base = new_base;
         self.this_bound = bound;
-        self.level += 1;
+        self.calls.level += 1;
         let result = (function.body)(self);
-        self.level -= 1;
+        self.calls.level -= 1;
         self.base = old_base;
         self.this_bound = old_bound;
         let this = std::mem::take(&mut self.stack[new_base]);
-        if self.level == 0 && function.slots > 1 {
+        if self.calls.level == 0 && function.slots > 1 {
             self.handle_back = Some(std::mem::take(&mut self.stack[new_base + 1]));
             if self.extra_given && function.slots > 2 {
                 self.extra_back = Some(std::mem::take(&mut self.stack[new_base + 2]));
@@ -227,7 +240,9 @@ impl<'a> Ctx<'a> {
                 Err(err)
             }
             Err(err) => {
-                Err(EvalAltResult::ErrorInFunctionCall(function.name.to_string(), String::new(), err, pos).into())
+                // As Rhai's interpreter, naming the scripts' source.
+                let source = self.calls.prog.source.as_ref().map_or_else(String::new, |s| s.to_string());
+                Err(EvalAltResult::ErrorInFunctionCall(function.name.to_string(), source, err, pos).into())
             }
         };
         (result, this)
@@ -255,13 +270,13 @@ impl<'a> Ctx<'a> {
         args: &mut [&mut Dynamic],
         pos: Position,
     ) -> Res<Dynamic> {
-        call_rhai(self.engine, &mut self.call_context, name, is_ref_mut, args, pos)
+        call_rhai(self.engine, &mut self.calls, name, is_ref_mut, args, pos)
     }
 
-    /// The engine, the Rhai call context and the stack, borrowed apart (a native's arguments
+    /// The engine, the calls into Rhai and the stack, borrowed apart (a native's arguments
     /// sit on the stack while it is called).
-    pub(super) fn split(&mut self) -> (&'a Engine, &mut ContextStore, &mut Vec<Dynamic>) {
-        (self.engine, &mut self.call_context, &mut self.stack)
+    pub(super) fn split(&mut self) -> (&'a Engine, &mut Calls<'a>, &mut Vec<Dynamic>) {
+        (self.engine, &mut self.calls, &mut self.stack)
     }
 }
 
@@ -269,18 +284,45 @@ impl<'a> Ctx<'a> {
 /// call context made at the first such call.
 pub(super) fn call_rhai(
     engine: &Engine,
-    store: &mut Option<NativeCallContextStore>,
+    calls: &mut Calls,
     name: &str,
     is_ref_mut: bool,
     args: &mut [&mut Dynamic],
     pos: Position,
 ) -> Res<Dynamic> {
-    let store = store.get_or_insert_with(|| NativeCallContextStore {
-        fn_name: String::new(),
-        source: None,
-        global: engine.new_global_runtime_state(),
-        pos: Position::NONE,
-    });
+    let store = if args.iter().any(|a| a.is_fnptr()) {
+        let prog = calls.prog;
+        let store = calls.callbacks.get_or_insert_with(|| {
+            Box::new({
+                // As Rhai's `call_fn` sets them up for a hook: the scripts, and their source.
+                let mut global = engine.new_global_runtime_state();
+                global.lib.push(prog.lib.clone());
+                global.source = prog.source.clone();
+                NativeCallContextStore {
+                    fn_name: String::new(),
+                    source: prog.source.as_ref().map(|s| s.to_string()),
+                    global,
+                    pos: Position::NONE,
+                }
+            })
+        });
+        // A function called back counts its operations and levels from where the compiled
+        // code is, as on the interpreter (where they are not counted back either: Rhai's
+        // function gets the interpreter's state to read, not to change). Rhai counts a hook's
+        // body as level 0, the compiled code as level 1.
+        store.global.num_operations = calls.ops;
+        store.global.level = calls.level.saturating_sub(1);
+        // Errors of the function called back are placed at the call, as on the interpreter.
+        store.pos = pos;
+        store
+    } else {
+        calls.plain.get_or_insert_with(|| NativeCallContextStore {
+            fn_name: String::new(),
+            source: None,
+            global: engine.new_global_runtime_state(),
+            pos: Position::NONE,
+        })
+    };
     let context = NativeCallContext::from_stored_data(engine, store);
     context.call_native_fn_raw(name, is_ref_mut, args).map_err(|e| fill_position(e, pos))
 }
@@ -294,14 +336,16 @@ pub(super) fn check_size(value: &Dynamic, pos: Position) -> Res<()> {
 }
 
 /// Rhai's error when data sizes (elements of arrays, entries of maps, bytes of strings) pass
-/// the scripts' limits.
-pub(super) fn over_limit((arrays, maps, strings): (usize, usize, usize), pos: Position) -> Res<()> {
-    let what = if strings > MAX_DATA_SIZE {
+/// the scripts' limits, or when arrays and maps nest deeper than `MAX_DEPTH`.
+pub(super) fn over_limit(sizes: Sizes, pos: Position) -> Res<()> {
+    let what = if sizes.strings > MAX_DATA_SIZE {
         "Length of string"
-    } else if arrays > MAX_DATA_SIZE {
+    } else if sizes.arrays > MAX_DATA_SIZE {
         "Size of array/BLOB"
-    } else if maps > MAX_DATA_SIZE {
+    } else if sizes.maps > MAX_DATA_SIZE {
         "Size of object map"
+    } else if sizes.depth > MAX_DEPTH {
+        TOO_DEEP
     } else {
         return Ok(());
     };
@@ -324,30 +368,62 @@ pub(super) fn push_args(c: &mut Ctx, args: &[super::Eval]) -> Res<()> {
 }
 
 /// Elements of arrays, entries of maps and bytes of strings in a value, through nesting, as
-/// Rhai counts them.
-pub(super) fn data_sizes(value: &Dynamic) -> (usize, usize, usize) {
-    // Most values are plain: no need to ask for each kind of container.
+/// Rhai counts them; and how deep arrays and maps nest in it (`[[1]]` is 2 deep, a value that is
+/// neither 0).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(super) struct Sizes {
+    pub(super) arrays: usize,
+    pub(super) maps: usize,
+    pub(super) strings: usize,
+    pub(super) depth: usize,
+}
+
+impl Sizes {
+    /// The sizes of an empty array.
+    pub(super) const ARRAY: Sizes = Sizes { arrays: 0, maps: 0, strings: 0, depth: 1 };
+    /// The sizes of an empty map.
+    pub(super) const MAP: Sizes = Sizes { arrays: 0, maps: 0, strings: 0, depth: 1 };
+
+    /// These sizes (an array's, or a map's) with one more item, of sizes `item`.
+    #[inline]
+    pub(super) fn with(self, item: Sizes, array: bool) -> Sizes {
+        Sizes {
+            arrays: self.arrays + item.arrays + usize::from(array),
+            maps: self.maps + item.maps + usize::from(!array),
+            strings: self.strings + item.strings,
+            depth: self.depth.max(item.depth + 1),
+        }
+    }
+}
+
+/// The [`Sizes`] of a value.
+pub(super) fn data_sizes(value: &Dynamic) -> Sizes {
+    // Most values are plain, and so are most items (lists of pieces): they are counted without
+    // asking for each kind of container, nor a call each.
     let plain = |v: &Dynamic| v.is_int() || v.is_unit() || v.is_bool();
     if plain(value) {
-        return (0, 0, 0);
+        return Sizes::default();
     }
-    // Items are mostly plain too (lists of pieces): they are counted without a call each.
-    let inner = |v: &Dynamic| if plain(v) { (0, 0, 0) } else { data_sizes(v) };
+    let mut sizes = Sizes { depth: 1, ..Sizes::default() };
+    let mut add = |v: &Dynamic| {
+        let inner = data_sizes(v);
+        sizes.arrays += inner.arrays;
+        sizes.maps += inner.maps;
+        sizes.strings += inner.strings;
+        sizes.depth = sizes.depth.max(inner.depth + 1);
+    };
     if let Some(a) = value.read_lock::<Array>() {
-        a.iter().fold((0, 0, 0), |(x, m, s), v| {
-            let (dx, dm, ds) = inner(v);
-            (x + 1 + dx, m + dm, s + ds)
-        })
+        a.iter().filter(|v| !plain(v)).for_each(&mut add);
+        sizes.arrays += a.len();
     } else if let Some(map) = value.read_lock::<Map>() {
-        map.values().fold((0, 0, 0), |(x, m, s), v| {
-            let (dx, dm, ds) = inner(v);
-            (x + dx, m + 1 + dm, s + ds)
-        })
+        map.values().filter(|v| !plain(v)).for_each(&mut add);
+        sizes.maps += map.len();
     } else if let Ok(s) = value.as_immutable_string_ref() {
-        (0, 0, s.len())
+        return Sizes { strings: s.len(), ..Sizes::default() };
     } else {
-        (0, 0, 0)
+        return Sizes::default();
     }
+    sizes
 }
 
 /// Gives an error the position of the call that made it, if it has none (Rhai's

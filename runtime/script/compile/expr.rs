@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 
 use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Map, Position, RhaiFunc};
 
-use super::ctx::{ContextStore, Ctx, Res, check_size, fill_position, over_limit, pop_to, push_args, release, set};
+use super::ctx::{
+    Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
+};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
@@ -29,6 +31,11 @@ pub(super) const KEYWORDS: &[&str] = &[
     "this",
     "global",
 ];
+
+/// Rhai's functions (and properties) that make values only Rhai can walk with `for` (stepped
+/// ranges, an integer's bits, a string's characters from a position): a function calling one is
+/// left to Rhai, so that such a value never reaches compiled code.
+pub(super) const ITERATORS: &[&str] = &["range", "bits", "chars"];
 
 /// What compiles one script function: the variables in scope (by slot) and what it calls.
 pub(super) struct FnCompiler<'a> {
@@ -105,6 +112,11 @@ impl<'a> FnCompiler<'a> {
         self.max
     }
 
+    /// Notes functions a function pointer the function makes may call (see `feed_bodies`).
+    pub(super) fn points_to(&mut self, functions: impl Iterator<Item = usize>) {
+        self.callees.extend(functions);
+    }
+
     pub(super) fn callees(&self) -> Vec<usize> {
         let mut c = self.callees.clone();
         c.sort_unstable();
@@ -173,11 +185,10 @@ impl<'a> FnCompiler<'a> {
                 let items = items.iter().map(|i| Ok((self.expr(i)?, i.position()))).collect::<C<Vec<_>>>()?;
                 Box::new(move |c| {
                     let mut array = rhai::Array::with_capacity(items.len());
-                    let mut sizes = (0, 0, 0);
+                    let mut sizes = Sizes::ARRAY;
                     for (item, pos) in &items {
                         let value = item(c)?.flatten();
-                        let (a, m, s) = super::ctx::data_sizes(&value);
-                        sizes = (sizes.0 + a + 1, sizes.1 + m, sizes.2 + s);
+                        sizes = sizes.with(data_sizes(&value), true);
                         over_limit(sizes, *pos)?;
                         array.push(value);
                     }
@@ -196,11 +207,10 @@ impl<'a> FnCompiler<'a> {
                         .collect::<C<Vec<_>>>()?;
                 Box::new(move |c| {
                     let mut map = template.clone();
-                    let mut sizes = (0, 0, 0);
+                    let mut sizes = Sizes::MAP;
                     for (key, value, pos) in &entries {
                         let value = value(c)?.flatten();
-                        let (a, m, s) = super::ctx::data_sizes(&value);
-                        sizes = (sizes.0 + a, sizes.1 + m + 1, sizes.2 + s);
+                        sizes = sizes.with(data_sizes(&value), false);
                         over_limit(sizes, *pos)?;
                         map.insert(key.as_str().into(), value);
                     }
@@ -260,7 +270,7 @@ impl<'a> FnCompiler<'a> {
                     let shown = c.call_rhai("to_string", true, &mut [&mut item], *pos)?;
                     let _ = write!(text, "{shown}");
                 }
-                over_limit((0, 0, text.len()), *pos)?;
+                over_limit(Sizes { strings: text.len(), ..Sizes::default() }, *pos)?;
             }
             Ok(Dynamic::from(ImmutableString::from(text)))
         }))
@@ -278,7 +288,11 @@ impl<'a> FnCompiler<'a> {
         if f.capture_parent_scope {
             return Err(format!("it calls `{name}!`, which sees the caller's variables"));
         }
-        if let Some(&index) = self.index.get(&(name.clone(), f.args.len())) {
+        let script = self.index.get(&(name.clone(), f.args.len())).copied();
+        if script.is_none() && ITERATORS.contains(&name.as_str()) {
+            return Err(iterator(&name));
+        }
+        if let Some(index) = script {
             self.callees.push(index);
             let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
             // Arguments that are plain variables may lend a handle (see `lend`); a variable
@@ -294,7 +308,7 @@ impl<'a> FnCompiler<'a> {
             return Ok(Box::new(move |c| {
                 let base = c.stack.len();
                 c.stack.push(Dynamic::UNIT);
-                let read_only = c.prog.read_only_params(index);
+                let read_only = c.prog().read_only_params(index);
                 let mut lent = 0u8;
                 for (k, a) in args.iter().enumerate() {
                     if let Some(slot) = lendable[k]
@@ -481,11 +495,11 @@ impl<'a> FnCompiler<'a> {
         for (key, value) in entries {
             match literal(value) {
                 Some(v) => {
-                    steps.push((None, super::ctx::data_sizes(&v), value.position()));
+                    steps.push((None, data_sizes(&v), value.position()));
                     literals.insert(key.name.as_str().into(), v);
                 }
                 None => {
-                    steps.push((Some(self.expr(value).ok()?), (0, 0, 0), value.position()));
+                    steps.push((Some(self.expr(value).ok()?), Sizes::default(), value.position()));
                     keys.push(rhai::Identifier::from(key.name.as_str()));
                 }
             }
@@ -494,15 +508,15 @@ impl<'a> FnCompiler<'a> {
         let built = BuiltFilter::new(self.rules, &literals, &names)?;
         let single = built.computed() == 1;
         let values: Eval = Box::new(move |c| {
-            let mut sizes = (0, 0, 0);
+            let mut sizes = Sizes::MAP;
             let mut list = rhai::Array::new();
             let mut one = Dynamic::UNIT;
             for (code, literal_sizes, pos) in &steps {
-                let (a, m, s) = match code {
+                let item = match code {
                     None => *literal_sizes,
                     Some(code) => {
                         let value = code(c)?.flatten();
-                        let value_sizes = super::ctx::data_sizes(&value);
+                        let value_sizes = data_sizes(&value);
                         if single {
                             one = value
                         } else {
@@ -511,7 +525,7 @@ impl<'a> FnCompiler<'a> {
                         value_sizes
                     }
                 };
-                sizes = (sizes.0 + a, sizes.1 + m + 1, sizes.2 + s);
+                sizes = sizes.with(item, false);
                 over_limit(sizes, *pos)?;
             }
             Ok(if single { one } else { Dynamic::from_array(list) })
@@ -680,7 +694,7 @@ impl NativeSite {
     fn call_with(
         &self,
         engine: &Engine,
-        store: &mut ContextStore,
+        store: &mut Calls,
         first: Option<&mut Dynamic>,
         rest: &mut [Dynamic],
     ) -> Res<Dynamic> {
@@ -776,6 +790,11 @@ fn give_back(c: &mut Ctx, lendable: &[Option<usize>], lent: u8) {
 /// The running function's `this`, or Rhai's error when it was not called as a method.
 pub(super) fn this<'c>(c: &'c mut Ctx, pos: Position) -> Res<&'c mut Dynamic> {
     if c.this_bound { Ok(c.slot(0)) } else { Err(EvalAltResult::ErrorUnboundThis(pos).into()) }
+}
+
+/// Why a function making one of Rhai's own iterators is left to Rhai (see [`ITERATORS`]).
+pub(super) fn iterator(name: &str) -> String {
+    format!("it calls `{name}`, whose iterator the compiler leaves to Rhai")
 }
 
 /// The value of a literal expression (a number, a word, a constant the optimizer folded).

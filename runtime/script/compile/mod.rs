@@ -6,26 +6,33 @@
 //! natives are picked from the [`Natives`] table by argument types at the call (no hashing), and
 //! integer, boolean and string operators and a few functions of Rhai's standard library run
 //! inline, computed as Rhai computes them. Everything else (the rest of the standard library,
-//! operators on other kinds of values, every error message) goes through Rhai itself, so the
-//! semantics are Rhai's.
+//! operators on other kinds of values, indexing what is neither an array nor a map, every error
+//! message) goes through Rhai itself, so the semantics are Rhai's. A closure given to one of
+//! Rhai's functions (`list.map(|x| x + 1)`) is called back by Rhai, on its interpreter.
 //!
-//! A function uses only what the compiler covers, or it is left to Rhai: function pointers
-//! (`Fn`, `call`, `curry`), `eval`, `print`, `type_of`, a named `catch` variable, `const`, and
-//! functions that call such a function. A hook runs compiled only if its whole call tree is
-//! compiled; [`Program::fallbacks`] says which functions are not, and why (`tabula check`
-//! prints it). `tests/it/compiled.rs` plays every shipped ruleset both ways and compares the
-//! games, and runs a probe of Rhai snippets both ways.
+//! A function uses only what the compiler covers, or it is left to Rhai: calling a function
+//! pointer (`call`, `curry`, `Fn` of a computed name), `eval`, `print`, `type_of`, a named
+//! `catch` variable, `const`, Rhai's iterators `range` (stepped), `bits` and `chars`, and
+//! functions that call such a function or make a function pointer to one. A hook runs compiled
+//! only if its whole call tree is compiled; [`Program::fallbacks`] says which functions are not,
+//! and why (`tabula check` prints it). `tests/it/compiled.rs` plays every shipped ruleset both
+//! ways and compares the games, and runs a probe of Rhai snippets both ways; `tests.rs` runs
+//! snippets generated over Rhai's language and library both ways.
 //!
 //! Files: `ctx.rs` holds what a compiled call runs with (frames, limits, calls into Rhai),
 //! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
-//! `ops.rs` the operators and the standard functions computed inline.
+//! `index.rs` hands Rhai the indexing of strings, integers and other values, `ops.rs` the
+//! operators and the standard functions computed inline.
 
 mod chain;
 mod ctx;
 mod direct;
 mod expr;
+mod index;
 mod ops;
 mod stmt;
+#[cfg(test)]
+mod tests;
 
 pub(super) use ctx::release;
 
@@ -80,6 +87,12 @@ pub(crate) struct Program {
     pub(crate) hooks: Vec<Option<usize>>,
     /// The functions left to Rhai, and why.
     pub(crate) fallbacks: Vec<Fallback>,
+    /// The script functions as Rhai holds them, and the scripts' source, for Rhai's functions
+    /// that call a script function back (see `ctx::Calls`).
+    lib: Shared<rhai::Module>,
+    source: Option<ImmutableString>,
+    /// The scripts that index strings, integers and other values (see `index.rs`).
+    indexers: index::Kept,
 }
 
 impl Program {
@@ -130,7 +143,13 @@ impl Program {
                 let callees = functions[i].as_ref().map(|f| f.callees.as_slice()).unwrap_or_default();
                 if let Some(&bad) = callees.iter().find(|&&c| !runnable[c]) {
                     runnable[i] = false;
-                    reasons[i] = Some(format!("it calls `{}`, which runs on Rhai", defs[bad].name));
+                    reasons[i] = Some(if defs[bad].name.starts_with("anon$") {
+                        // A closure has no name to give: say why it runs on Rhai instead.
+                        let why = reasons[bad].clone().unwrap_or_default();
+                        format!("a closure it makes runs on Rhai ({why})")
+                    } else {
+                        format!("it calls `{}`, which runs on Rhai", defs[bad].name)
+                    });
                     changed = true;
                 }
             }
@@ -148,7 +167,14 @@ impl Program {
             .iter()
             .map(|&(name, arity)| index.get(&(ImmutableString::from(name), arity)).copied().filter(|&i| runnable[i]))
             .collect();
-        Program { functions, hooks, fallbacks }
+        Program {
+            functions,
+            hooks,
+            fallbacks,
+            lib: ast.shared_lib().clone(),
+            source: ast.source().map(Into::into),
+            indexers: index::Kept::new(),
+        }
     }
 
     /// The parameters of compiled function `f` that it never writes (bit k: parameter k).
@@ -189,11 +215,16 @@ struct Building<'a> {
 /// syntax tree in order: each function is put alone in a tree of its own (cheap: the body is
 /// shared), whose top-level statements are then exactly the function's.
 fn feed_bodies(defs: &[Shared<ScriptFuncDef>], building: &mut [Building]) {
+    let mut by_name: HashMap<&ImmutableString, Vec<usize>> = HashMap::new();
+    for (i, f) in defs.iter().enumerate() {
+        by_name.entry(&f.name).or_default().push(i);
+    }
     for (i, f) in defs.iter().enumerate() {
         let mut module = rhai::Module::new();
         module.set_script_fn(f.clone());
         let alone = AST::new([], module);
         let b = &mut building[i];
+        let mut pointed = Vec::new();
         alone.walk(&mut |path: &[ASTNode]| {
             if let [ASTNode::Stmt(s)] = path
                 && b.failed.is_none()
@@ -203,8 +234,29 @@ fn feed_bodies(defs: &[Shared<ScriptFuncDef>], building: &mut [Building]) {
                     Err(why) => b.failed = Some(why),
                 }
             }
+            if let Some(ASTNode::Expr(rhai::Expr::DynamicConstant(v, _))) = path.last() {
+                pointers(v, &mut pointed);
+            }
             true
         });
+        // A function pointer the function makes (a closure, `Fn("name")` of a literal name)
+        // counts as a call of the functions it may mean: Rhai's functions call them back on
+        // the interpreter (see `ctx::Calls`), and what they give back must be values compiled
+        // code can use (see `expr::ITERATORS`).
+        for name in &pointed {
+            b.fc.points_to(by_name.get(name).into_iter().flatten().copied());
+        }
+    }
+}
+
+/// The names of the function pointers in a constant value, through arrays and maps.
+fn pointers(v: &Dynamic, out: &mut Vec<ImmutableString>) {
+    if let Some(f) = v.read_lock::<rhai::FnPtr>() {
+        out.push(f.fn_name().into());
+    } else if let Some(list) = v.read_lock::<rhai::Array>() {
+        list.iter().for_each(|v| pointers(v, out));
+    } else if let Some(map) = v.read_lock::<rhai::Map>() {
+        map.values().for_each(|v| pointers(v, out));
     }
 }
 

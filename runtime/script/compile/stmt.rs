@@ -263,7 +263,7 @@ impl FnCompiler<'_> {
         }))
     }
 
-    /// `for x in list`, `for (x, i) in list`, over arrays, integer ranges and strings.
+    /// `for x in list`, `for (x, i) in list`, over arrays, integer ranges, strings and blobs.
     fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl), pos: Position) -> C<Exec> {
         let (var, counter, flow) = x;
         let iterable = self.expr(&flow.expr)?;
@@ -304,7 +304,14 @@ impl FnCompiler<'_> {
                 let chars: Vec<char> = s.chars().collect();
                 drop(s);
                 each_value(c, chars.into_iter().map(Dynamic::from_char), &mut each)?
+            } else if obj.is_blob() {
+                // A blob's bytes, each a `u8` as Rhai's iterator gives them (not an integer).
+                let bytes = obj.into_blob().unwrap_or_default();
+                each_value(c, bytes.into_iter().map(Dynamic::from), &mut each)?
             } else {
+                // Rhai's other iterators (stepped ranges, bits, characters from a position) are
+                // of types it does not export: the functions making them are left to Rhai (see
+                // `expr::ITERATORS`), and no other value can be walked.
                 return Err(EvalAltResult::ErrorFor(iter_pos).into());
             };
             Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)))

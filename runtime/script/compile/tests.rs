@@ -1,0 +1,442 @@
+//! The scripts compiler against Rhai's interpreter, over Rhai's language and standard library:
+//! snippets generated from the tables below (every operator on every pair of kinds of value,
+//! indexing, every iterable `for` takes, the callbacks of arrays and maps...) each run as a hook,
+//! compiled and interpreted, must give the same value, or the same error at the same place.
+//!
+//! A snippet the compiler leaves to Rhai runs on the interpreter both ways: the test also checks
+//! that what is left to Rhai is only what `tabula check` says is (function pointers made with
+//! `Fn`, `curry`, `call`...), so that a form cannot pass by being left out.
+
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use rhai::{AST, CallFnOptions, Dynamic, Engine, EvalAltResult, Scope};
+
+use super::Program;
+use crate::rules::defs::Defs;
+use crate::script::engine::new_engine;
+use crate::script::game_api::GameApi;
+
+/// A value of each kind a script can hold, as an expression. (Rhai's other iterators, whose
+/// functions are left to Rhai, are walked by `for` below.)
+const KINDS: &[&str] =
+    &["7", "true", "'a'", "\"abc\"", "[1, 2]", "#{ a: 1 }", "()", "|x| x", "0..3", "blob(2, 7)", "game"];
+
+/// Integers at the edges of arithmetic (overflow, division by zero, shifts past the width).
+const INTS: &[&str] = &["7", "-2", "0", "64", "9223372036854775807", "-9223372036854775808"];
+
+/// Every binary operator.
+const OPERATORS: &[&str] = &[
+    "+", "-", "*", "/", "%", "**", "<<", ">>", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "in", "??", "..", "..=",
+];
+
+/// Every operator-assignment.
+const ASSIGNMENTS: &[&str] = &["=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^="];
+
+/// What is indexed, and with what.
+const INDEXED: &[&str] = &[
+    "\"abc\"",
+    "\"héllo\"",
+    "\"\"",
+    "7",
+    "-1",
+    "[1, 2, 3]",
+    "#{ a: 1 }",
+    "blob(3, 9)",
+    "true",
+    "'c'",
+    "()",
+    "game",
+    "0..3",
+];
+const INDICES: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "3",
+    "-1",
+    "-3",
+    "-4",
+    "63",
+    "64",
+    "-64",
+    "-65",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "\"a\"",
+    "'a'",
+    "0..2",
+    "1..=2",
+    "-2..-1",
+    "2..1",
+    "0..64",
+    "0..=63",
+    "60..70",
+    "()",
+    "true",
+];
+/// Values written through an index.
+const WRITTEN: &[&str] = &["'z'", "true", "5", "\"zz\""];
+
+/// What `for` walks.
+const ITERABLES: &[&str] = &[
+    "[1, \"two\", 'c']",
+    "[]",
+    "\"héllo\"",
+    "\"\"",
+    "0..4",
+    "3..1",
+    "1..=3",
+    "3..=3",
+    "range(0, 10, 3)",
+    "range(10, 0, -1)",
+    "range(10, 0, -3)",
+    "range(0, 10, -1)",
+    "range(0..10, 4)",
+    "range(0, 10, 0)",
+    "range(1, 4)",
+    "bits(13)",
+    "bits(13, 1)",
+    "bits(13, 1, 2)",
+    "bits(13, 0..3)",
+    "bits(-1, 60)",
+    "bits(1, 64)",
+    "13.bits()",
+    "\"héllo\".chars()",
+    "chars(\"héllo\", 1)",
+    "chars(\"héllo\", -2)",
+    "chars(\"héllo\", 1, 2)",
+    "chars(\"héllo\", 1..3)",
+    "\"abc\".chars",
+    "13.bits",
+    "#{ a: 1, b: 2 }.keys()",
+    "#{ a: 1, b: 2 }.values()",
+    "blob(3, 200)",
+    "7",
+    "#{ a: 1 }",
+    "()",
+    "true",
+    "game",
+];
+
+/// Callbacks of arrays: (method, extra arguments before the callback, callbacks).
+const ARRAY_CALLBACKS: &[(&str, &str, &[&str])] = &[
+    ("map", "", FORMS),
+    ("filter", "", FORMS),
+    ("all", "", FORMS),
+    ("some", "", FORMS),
+    ("find", "", FORMS),
+    ("find_map", "", FORMS),
+    ("retain", "", FORMS),
+    ("drain", "", FORMS),
+    ("index_of", "", FORMS),
+    ("for_each", "", FORMS),
+    ("reduce", "", REDUCERS),
+    ("reduce", "0, ", REDUCERS),
+    ("reduce_rev", "", REDUCERS),
+    ("reduce_rev", "10, ", REDUCERS),
+    ("sort", "", COMPARERS),
+    ("dedup", "", COMPARERS),
+];
+
+/// Callbacks of maps.
+const MAP_CALLBACKS: &[(&str, &str, &[&str])] =
+    &[("map", "", PAIRS), ("filter", "", PAIRS), ("retain", "", PAIRS), ("drain", "", PAIRS)];
+
+/// Callbacks taking an element (and its index).
+const FORMS: &[&str] = &[
+    "|x| x > 1",
+    "|x, i| x > i",
+    "|| this > 1",
+    "|x, i, j| true",
+    "Fn(\"above_one\")",
+    "Fn(\"above_index\")",
+    "Fn(\"this_above_one\")",
+    "Fn(\"missing\")",
+    "|x| x + \"a\" - 1",
+    "|x| throw x",
+    "|x| { this }",
+    "Fn(\"above_index\").curry(5)",
+];
+
+/// Callbacks taking an accumulated value, an element (and its index).
+const REDUCERS: &[&str] =
+    &["|a, x| a + x", "|a, x, i| a + x * i", "|a| a", "Fn(\"add\")", "Fn(\"add_index\")", "|a, x| a + \"b\" - 1"];
+
+/// Callbacks comparing two elements.
+const COMPARERS: &[&str] = &["|a, b| b - a", "|a, b| a == b", "Fn(\"compare\")", "|a| 0"];
+
+/// Callbacks of maps, taking a key and a value.
+const PAIRS: &[&str] = &["|k, v| v > 1", "|k| k == \"a\"", "|k, v, w| true", "Fn(\"pair_above_one\")"];
+
+/// Statements and calls on a value `a` of each kind: the functions of Rhai's library the
+/// compiler computes itself (`len`, `is_empty`, `contains`, `push`, `min`...), properties,
+/// conditions, `switch`, `??`, text, and errors caught.
+const USES: &[&str] = &[
+    "a.len()",
+    "len(a)",
+    "a.len",
+    "a.is_empty()",
+    "a.to_string()",
+    "a.contains(1)",
+    "a.contains(\"a\")",
+    "1 in a",
+    "\"a\" in a",
+    "min(a, 3)",
+    "max(3, a)",
+    "a.push(1); a",
+    "push(a, 1); a",
+    "a.truncate(1); a",
+    "a.starts_with(\"a\")",
+    "a.sub_string(1, 2)",
+    "a.keys()",
+    "a.foo",
+    "a.foo = 1; a",
+    "a.foo += 1; a",
+    "a.foo.bar",
+    "`<${a}>`",
+    "\"x\" + a",
+    "a + \"x\"",
+    "a ?? 5",
+    "if a { 1 } else { 2 }",
+    "while a { break 3; }",
+    "do { break; } while a",
+    "switch a { 7 => 1, \"abc\" => 2, 'a' => 3, () => 4, true => 5, 0..10 => 6, _ => 7 }",
+    "try { a + 1 } catch { 0 }",
+    "try { throw a; } catch { 1 }",
+    "throw a",
+    "return a",
+    "let b = a; b = 1; a",
+    "let x = { a };\nx",
+];
+
+/// Scripts running into the limits: strings, arrays and maps growing past the size limit,
+/// values nesting in themselves past the depth limit (each way a value can take in another).
+/// Each stops with Rhai's error, after little work. (Endless loops are `errors_read_the_same`'s,
+/// in `tests/it/compiled.rs`.)
+const LIMITS: &[&str] = &[
+    "let s = \"0123456789\"; loop { s += s; }",
+    "let l = [\"0123456789\"]; loop { l[0] += l[0]; }",
+    "let m = #{ s: \"0123456789\" }; loop { m.s += m.s; }",
+    "let l = [1]; loop { l += l; }",
+    "let m = #{}; loop { m = #{ a: m }; }",
+    "let a = []; loop { a = [a]; }",
+    "let m = #{}; loop { m.a = m; }",
+    "let l = []; loop { l.push(l); }",
+    "let l = []; loop { l += [l]; }",
+    "let m = #{}; loop { m.a = #{ b: m }; }",
+    "let l = [[]]; loop { l[0] = [l[0]]; }",
+    "let a = []; loop { a = wrap(a); }",
+    "let m = #{}; loop { m.grow(); }",
+    "let a = []; for i in 0..63 { a = [a]; } a.len()",
+    "let a = []; for i in 0..64 { a = [a]; } a.len()",
+];
+
+/// Script functions the snippets call by name.
+const HELPERS: &str = r#"
+fn above_one(x) { x > 1 }
+fn above_index(x, i) { x > i }
+fn this_above_one() { this > 1 }
+fn add(a, x) { a + x }
+fn add_index(a, x, i) { a + x * i }
+fn compare(a, b) { a - b }
+fn pair_above_one(k, v) { v > 1 }
+fn deep(n) { if n == 0 { 0 } else { [n].map(|x| deep(x - 1))[0] + 1 } }
+fn rec(n) { if n == 0 { 0 } else { rec(n - 1) + 1 } }
+fn wrap(x) { [x] }
+fn grow() { this = #{ inner: this }; }
+"#;
+
+/// The snippets: each the body of a hook `fn sN(game)`.
+fn snippets() -> Vec<String> {
+    let mut out = Vec::new();
+    // Operators, on variables (the optimizer folds constants) and on constants.
+    for a in KINDS {
+        for b in KINDS {
+            for op in OPERATORS {
+                out.push(format!("let a = {a}; let b = {b};\na {op} b"));
+            }
+        }
+        for op in ["-", "!", "+"] {
+            out.push(format!("let a = {a};\n{op}a"));
+        }
+    }
+    for a in INTS {
+        for b in INTS {
+            for op in OPERATORS {
+                out.push(format!("let a = {a}; let b = {b};\na {op} b"));
+                out.push(format!("{a} {op} {b}"));
+            }
+        }
+    }
+    for a in KINDS {
+        for b in KINDS {
+            for op in ASSIGNMENTS {
+                out.push(format!("let a = {a}; let b = {b};\na {op} b;\na"));
+            }
+        }
+    }
+    // The same through an index and a property, for fewer kinds (the operator is the same).
+    for a in &KINDS[..7] {
+        for b in &KINDS[..7] {
+            for op in ASSIGNMENTS {
+                out.push(format!("let l = [{a}];\nl[0] {op} {b};\nl"));
+                out.push(format!("let m = #{{ x: {a} }};\nm.x {op} {b};\nm"));
+            }
+        }
+    }
+    // Indexing: read, written, through a chain.
+    for t in INDEXED {
+        for i in INDICES {
+            out.push(format!("let t = {t};\nt[{i}]"));
+            out.push(format!("let m = #{{ t: {t} }};\nm.t[{i}]"));
+            out.push(format!("{t}[{i}]"));
+            for v in WRITTEN {
+                out.push(format!("let t = {t};\nt[{i}] = {v};\nt"));
+            }
+            for op in ["+=", "|="] {
+                out.push(format!("let t = {t};\nt[{i}] {op} 1;\nt"));
+            }
+            out.push(format!("let m = #{{ t: {t} }};\nm.t[{i}] = 'z';\nm"));
+            out.push(format!("let l = [{t}];\nl[0][{i}] = true;\nl"));
+            out.push(format!("let t = {t};\nt[{i}].x = 1;\nt"));
+            out.push(format!("let t = {t};\nt[{i}][0] = 1;\nt"));
+        }
+    }
+    // Loops.
+    for it in ITERABLES {
+        out.push(format!("let out = [];\nfor x in {it} {{ out.push(x); }}\nout"));
+        out.push(format!("let out = [];\nfor (x, i) in {it} {{ if i == 1 {{ continue; }} out.push([x, i]); }}\nout"));
+        out.push(format!(
+            "let it = {it};\nlet out = [];\nfor x in it {{ out.push(x); if out.len() == 2 {{ break; }} }}\nout"
+        ));
+        out.push(format!("let n = 0;\nfor x in {it} {{ n += 1; }}\nn"));
+    }
+    // Callbacks.
+    for (method, extra, forms) in ARRAY_CALLBACKS {
+        for f in *forms {
+            out.push(format!("let l = [3, 1, 2];\nlet r = l.{method}({extra}{f});\n[r, l]"));
+            out.push(format!("let l = [3, 1, 2];\n{method}(l, {extra}{f})"));
+        }
+    }
+    for (method, extra, forms) in MAP_CALLBACKS {
+        for f in *forms {
+            out.push(format!("let m = #{{ a: 1, b: 2 }};\nlet r = m.{method}({extra}{f});\n[r, m]"));
+        }
+    }
+    for a in KINDS {
+        for u in USES {
+            out.push(format!("let a = {a};\n{u}"));
+        }
+    }
+    // Recursion to the call-depth limit, through callbacks and not.
+    for n in [10, 19, 20, 21, 22, 30, 40] {
+        out.push(format!("deep({n})"));
+    }
+    for n in [60, 61, 62, 63, 64, 65] {
+        out.push(format!("rec({n})"));
+    }
+    out.extend(LIMITS.iter().map(|s| s.to_string()));
+    // Rhai's parser refuses some of these (a literal indexed by a literal of the wrong kind,
+    // `()[0]`; `for` over a literal number): refused alike both ways, they are left out.
+    let (parser, _) = new_engine();
+    out.retain(|body| parser.compile(format!("fn f(game) {{\n{body}\n}}")).is_ok());
+    out
+}
+
+/// A value, or an error, as compared: the kind and the value, or the error's whole text (its
+/// message, the functions it went through and every position). Rhai's `call_fn` unwraps the
+/// error of the function it calls, as the compiled hook's caller does (`Scripts::diagnose`).
+fn outcome(result: Result<Dynamic, Box<EvalAltResult>>, hook: &str) -> String {
+    match result {
+        Ok(v) => format!("{} {v:?}", v.type_name()),
+        Err(e) => match *e {
+            EvalAltResult::ErrorInFunctionCall(name, _, inner, _) if name == hook => format!("error: {inner}"),
+            e => format!("error: {e}"),
+        },
+    }
+}
+
+/// Snippets compiled together (Rhai counts lines in 16 bits: one text holds fewer than 65,536).
+struct Batch {
+    engine: Engine,
+    ast: AST,
+    program: Program,
+    bodies: Vec<String>,
+}
+
+/// Compiles snippets as hooks `s0`, `s1`... of one script, and the compiler's program of it.
+fn compile(bodies: Vec<String>) -> Batch {
+    let (engine, natives) = new_engine();
+    let mut text = String::from(HELPERS);
+    for (i, body) in bodies.iter().enumerate() {
+        let _ = write!(text, "\nfn s{i}(game) {{\n{body}\n}}\n");
+    }
+    let mut ast = engine.compile(&text).unwrap_or_else(|e| panic!("the snippets do not compile: {e}"));
+    ast.set_source("snippets.rhai");
+    let names: Vec<String> = (0..bodies.len()).map(|i| format!("s{i}")).collect();
+    let hooks: Vec<(&str, usize)> = names.iter().map(|n| (n.as_str(), 1)).collect();
+    let program = Program::compile(&ast, &natives, &Defs::default(), &hooks);
+    Batch { engine, ast, program, bodies }
+}
+
+/// A `game` handle, on an empty game (the snippets use it as a value of the engine's own type).
+fn handle() -> Dynamic {
+    Dynamic::from(GameApi {
+        state: Rc::default(),
+        defs: Rc::new(Defs::default()),
+        work: Rc::default(),
+        scratch: Rc::default(),
+        names: Rc::default(),
+    })
+}
+
+/// Why a snippet is left to Rhai, if it should be: what `tabula check` says.
+fn left_to_rhai(body: &str) -> Option<&'static str> {
+    const LEFT: &[(&str, &str)] = &[
+        ("curry", "it calls `.curry`, which the compiler leaves to Rhai"),
+        ("range(", "it calls `range`, whose iterator the compiler leaves to Rhai"),
+        (".bits", "it calls `.bits`, whose iterator the compiler leaves to Rhai"),
+        ("bits(", "it calls `bits`, whose iterator the compiler leaves to Rhai"),
+        (".chars", "it calls `.chars`, whose iterator the compiler leaves to Rhai"),
+        ("chars(", "it calls `chars`, whose iterator the compiler leaves to Rhai"),
+    ];
+    LEFT.iter().find(|(mark, _)| body.contains(mark)).map(|(_, why)| *why)
+}
+
+#[test]
+fn generated_snippets_give_what_rhai_gives() {
+    let mut differ = Vec::new();
+    let mut refused = 0;
+    let mut misplaced = Vec::new();
+    let mut total = 0;
+    for chunk in snippets().chunks(2500) {
+        let batch = compile(chunk.to_vec());
+        total += batch.bodies.len();
+        for (i, body) in batch.bodies.iter().enumerate() {
+            let name = format!("s{i}");
+            let why = batch.program.fallbacks.iter().find(|f| f.function == name).map(|f| f.reason.as_str());
+            if why != left_to_rhai(body) {
+                misplaced.push(format!("{body}\n  left to Rhai because: {why:?}"));
+            }
+            let Some(f) = batch.program.hooks[i] else { continue };
+            let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+            let args = (handle(),);
+            let interpreted =
+                outcome(batch.engine.call_fn_with_options(options, &mut Scope::new(), &batch.ast, &name, args), &name);
+            let compiled = outcome(batch.program.run_hook(&batch.engine, f, handle(), None).0, &name);
+            if compiled != interpreted {
+                refused += usize::from(compiled.starts_with("error") && !interpreted.starts_with("error"));
+                differ.push(format!("{body}\n  compiled:    {compiled}\n  interpreted: {interpreted}"));
+            }
+        }
+    }
+    let shown = |list: &[String]| list.iter().take(30).cloned().collect::<Vec<_>>().join("\n\n");
+    assert!(
+        differ.is_empty(),
+        "{} of {total} snippets differ from Rhai compiled, {refused} of them failing where Rhai runs:\n\n{}",
+        differ.len(),
+        shown(&differ)
+    );
+    assert!(misplaced.is_empty(), "snippets compiled or left to Rhai unexpectedly:\n\n{}", shown(&misplaced));
+}

@@ -253,6 +253,27 @@ fn trades_are_offered_and_answered() {
     assert_eq!(count(&game, "equipment.british"), 2, "nothing moved on a decline");
 }
 
+/// "5. Escape Kits": four kit rooms, kit-part cards, "or Combine POW placements and cards": the
+/// Escape Officer names the set. In kit-from-rooms.log the American has a POW in each kit room
+/// (american_1 food, american_2 documents, american_3 compass, american_4 disguise) and holds the
+/// compass-disguise and food-compass cards: four sets make a kit, each POW and card giving a part
+/// no other gives, fewest cards first.
+#[test]
+fn the_escape_officer_names_the_pows_and_cards_of_a_kit() {
+    let game = replay_before("kit-from-rooms.log", "american: make_kit");
+    let kits: Vec<String> =
+        options_of(&game, "american").into_iter().filter(|o| o.starts_with("american: make_kit")).collect();
+    assert_eq!(
+        kits,
+        [
+            "american: make_kit american_1 american_2 american_3 american_4",
+            "american: make_kit american_1 american_2 kit_compass_disguise_1",
+            "american: make_kit american_2 american_4 kit_food_compass_1",
+            "american: make_kit american_2 kit_compass_disguise_1 kit_food_compass_1",
+        ]
+    );
+}
+
 /// "5. Movement": guards go "from any post to Commander's Office (cost: 1 movement)". In
 /// recall-from-a-post.log guard_2 has stepped off its post: it may not be recalled; guard_3, on
 /// its post, may.

@@ -259,11 +259,14 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
 
     let mut scripts_text = Vec::new();
     let script_names = merged.game.scripts.clone().unwrap_or_default();
+    // The ruleset's own scripts come first; `base_scripts` counts them (variants' follow).
+    let mut base_scripts = 0;
     for name in &script_names {
         match sources.read(&dir.join(&name.value), MAX_RULESET_FILE_BYTES) {
             Ok(file) => {
                 fnv1a(&mut fingerprint, sources.text(file).as_bytes());
                 scripts_text.push(file);
+                base_scripts += 1;
             }
             Err(Error::NotText(d, _)) => diags.push(*d),
             Err(e) => diags.push(
@@ -310,7 +313,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     }
     defs.sources = sources;
     let defs = Rc::new(defs);
-    let scripts = Scripts::compile(defs.clone(), &scripts_text)?;
+    let scripts = Scripts::compile(defs.clone(), &scripts_text, base_scripts)?;
     Ok(Rules { defs, scripts })
 }
 

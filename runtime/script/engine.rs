@@ -56,9 +56,12 @@ pub(super) fn new_engine() -> (Engine, Natives) {
 }
 
 impl Scripts {
-    /// Compiles the script files (in order; later definitions of a function replace earlier
-    /// ones) and checks that every hook the definitions name exists with the right arity.
-    pub(crate) fn compile(defs: Rc<Defs>, files: &[FileId]) -> Result<Scripts, Error> {
+    /// Compiles the script files in order, and checks that every hook the definitions name exists
+    /// with the right arity. The first `base` files are the ruleset's own scripts: a function
+    /// defined in two of them is an error (the later would silently replace the earlier for
+    /// every caller). The files after them are variants' scripts, whose functions replace the
+    /// base ones of the same name and arity on purpose.
+    pub(crate) fn compile(defs: Rc<Defs>, files: &[FileId], base: usize) -> Result<Scripts, Error> {
         let (engine, natives) = new_engine();
 
         // Parameters are constants of the scripts: the optimizer folds them into the code, so
@@ -75,14 +78,37 @@ impl Scripts {
         }
         let mut ast = AST::empty();
         let mut fn_file = HashMap::new();
+        let mut base_functions: HashMap<(String, usize), (FileId, usize)> = HashMap::new();
         let mut diags = Vec::new();
-        for &file in files {
+        for (i, &file) in files.iter().enumerate() {
             match engine.compile_with_scope(&constants, defs.sources.text(file)) {
                 Ok(mut part) => {
                     part.set_source(defs.sources.path(file).display().to_string());
                     for f in part.iter_functions() {
                         let at = definition_offset(defs.sources.text(file), f.name).unwrap_or(0);
                         fn_file.insert(f.name.to_string(), (file, at));
+                        if i >= base {
+                            continue;
+                        }
+                        let key = (f.name.to_string(), f.params.len());
+                        if let Some(&(first, first_at)) = base_functions.get(&key)
+                            && first != file
+                        {
+                            let (line, _) = defs.sources.line_col(first, first_at);
+                            diags.push(
+                                Diagnostic::new(format!(
+                                    "`{}` with {} is defined in two scripts: this one would replace the one of {}:{line} for every caller",
+                                    f.name,
+                                    crate::diag::counted(f.params.len(), "argument"),
+                                    defs.sources.path(first).display()
+                                ))
+                                // `fn name`, from where the definition starts.
+                                .at(file, at..at + 3 + f.name.len())
+                                .expected("one definition: rename one of them (scripts share one namespace)"),
+                            );
+                        } else {
+                            base_functions.insert(key, (file, at));
+                        }
                     }
                     ast = ast.merge(&part);
                 }

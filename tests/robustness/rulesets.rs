@@ -123,6 +123,15 @@ mod scripts {
     }
 
     #[test]
+    fn a_function_defined_in_two_scripts_is_refused_naming_both() {
+        refused(
+            "script-defined-twice",
+            "more.rhai:2:1",
+            "`begin` with 1 argument is defined in two scripts: this one would replace the one of tests/corpus/rulesets/script-defined-twice/rules.rhai:1",
+        );
+    }
+
+    #[test]
     fn endless_recursion_is_stopped_by_the_call_depth_limit() {
         refused(
             "script-endless-recursion",

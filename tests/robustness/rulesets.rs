@@ -582,7 +582,7 @@ mod variants {
         refused_with(
             "variants",
             &["endless-hook"],
-            "variants/endless-hook.rhai:2:1",
+            "variants/endless-hook.rhai:3:5",
             "ran more than 2000000 operations",
         );
     }

@@ -98,6 +98,8 @@ fn sim_uses_the_default_agent_or_the_one_named() {
         err.contains("no agent `genius` in realtime: expected one of random, eager, grabber, cheat, peeker"),
         "{err}"
     );
+    // Said once, not wrapped by the run that failed ("error: error: no agent ...").
+    assert!(err.starts_with("error: no agent") && !err.contains("error: error"), "{err}");
 }
 
 #[test]

@@ -70,16 +70,6 @@ impl GameRecord {
     }
 }
 
-/// A player count in words: `1 player`, `4 players`.
-pub fn players_text(players: u8) -> String {
-    format!("{players} player{}", if players == 1 { "" } else { "s" })
-}
-
-/// A range of player counts in words: `2 players`, `2-6 players`.
-pub fn player_range_text((lo, hi): (u8, u8)) -> String {
-    if lo == hi { players_text(lo) } else { format!("{lo}-{hi} players") }
-}
-
 /// The balance of a run: how games ended, who won, how long they took.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Balance {

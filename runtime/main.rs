@@ -227,7 +227,10 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             for (name, dir) in found {
                 let variants = list_variants(&dir);
                 let title = match load(dir.to_str().unwrap_or_default(), &LoadOptions::default()) {
-                    Ok(r) => format!("{} ({})", r.name, tabula::balance::player_range_text(r.players)),
+                    Ok(r) if r.players.0 == r.players.1 => {
+                        format!("{} ({})", r.name, counted(r.players.0.into(), "player"))
+                    }
+                    Ok(r) => format!("{} ({}-{} players)", r.name, r.players.0, r.players.1),
                     Err(_) => "(does not load: run `tabula check`)".to_string(),
                 };
                 let variants =

@@ -64,6 +64,8 @@ pub fn share_plot(
         .x_desc(parameter)
         .y_desc("share of games (%)")
         .x_labels(values.len().clamp(2, 40))
+        // No faint lines between values: there is nothing between them.
+        .x_max_light_lines(0)
         .x_label_formatter(&label)
         .draw()
         .map_err(|e| failed(path, e))?;

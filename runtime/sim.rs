@@ -589,12 +589,8 @@ fn play_games(
 /// game's seed comes from the run's seed and its number): the ruleset by name where its name
 /// finds it from any folder, else by its folder.
 fn command_to_replay(rules: &Rules, options: &SimOptions, players: u8, i: u64) -> String {
-    let by_name = crate::rules::load::find_ruleset_anywhere(&rules.id).and_then(|d| d.canonicalize().ok());
-    let ruleset = match rules.dir.canonicalize() {
-        Ok(folder) if by_name.as_ref() == Some(&folder) => rules.id.clone(),
-        Ok(folder) => folder.display().to_string(),
-        Err(_) => rules.dir.display().to_string(),
-    };
+    let ruleset = crate::rules::load::folder_not_found_by_name(rules)
+        .map_or_else(|| rules.id.clone(), |folder| folder.display().to_string());
     let mut command = format!("tabula sim {ruleset} --seed {} --games {} --players {players}", options.seed, i + 1);
     for variant in &rules.variants {
         command.push_str(&format!(" --variant {variant}"));

@@ -210,7 +210,7 @@ fn print_summary(r: &SimReport) {
         r.ruleset,
         r.games,
         if r.games == 1 { "" } else { "s" },
-        tabula::balance::players_text(r.players),
+        tabula::diag::counted(r.players.into(), "player"),
         r.seed
     );
     // One width for both tables, wide enough for the longest name.

@@ -32,9 +32,7 @@ pub fn header_for(rules: &Rules, players: u8, seed: Option<u64>) -> Vec<Tag> {
 /// folder, absolute, so that the log replays from anywhere on this machine. Files written by `play --log` and `sim --log` carry it after the
 /// `[ruleset]` tag; logs made in memory do not (a path is no part of the game).
 pub fn ruleset_path_tag(rules: &Rules) -> Option<Tag> {
-    let by_name = crate::rules::load::find_ruleset_anywhere(&rules.id).and_then(|d| d.canonicalize().ok());
-    let folder = rules.dir.canonicalize().ok()?;
-    (by_name.as_ref() != Some(&folder)).then(|| Tag {
+    crate::rules::load::folder_not_found_by_name(rules).map(|folder| Tag {
         name: "ruleset_path".into(),
         value: TagValue::Text(folder.display().to_string()),
         comment: None,

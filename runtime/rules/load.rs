@@ -63,6 +63,14 @@ pub fn find_ruleset_anywhere(name: &str) -> Option<PathBuf> {
     dirs.into_iter().map(|d| d.join(name)).find(|d| d.join("game.toml").is_file())
 }
 
+/// The ruleset's folder, absolute, when its name does not find it from any working folder (a
+/// ruleset of one's own): what a log or a command line must name instead of the name.
+pub fn folder_not_found_by_name(rules: &super::Rules) -> Option<std::path::PathBuf> {
+    let by_name = find_ruleset_anywhere(&rules.id).and_then(|d| d.canonicalize().ok());
+    let folder = rules.dir.canonicalize().ok()?;
+    (by_name.as_ref() != Some(&folder)).then_some(folder)
+}
+
 /// Finds a ruleset folder: a path to a folder with `game.toml`, or a name under a ruleset dir.
 pub fn find_ruleset(name_or_path: &str) -> Result<PathBuf, Error> {
     let direct = PathBuf::from(name_or_path);

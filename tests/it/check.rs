@@ -4,9 +4,26 @@
 use std::process::Command;
 
 fn check(path: &str) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(["check", path]).output().expect("run tabula");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out.status.success(), stderr)
+    check_with(&[path])
+}
+
+/// `tabula check` with these arguments: whether it passed, and its standard error.
+fn check_with(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).arg("check").args(args).output().expect("run tabula");
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// `tabula check` on a scratch copy of the `rhai-syntax` fixture's game.toml (edited by `toml`)
+/// with `script` as its rules.rhai.
+fn check_scratch(name: &str, toml: impl Fn(String) -> String, script: &str) -> (bool, String) {
+    let dir = std::env::temp_dir().join(format!("tabula-check-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string("tests/fixtures/broken/rhai-syntax/game.toml").unwrap();
+    std::fs::write(dir.join("game.toml"), toml(base)).unwrap();
+    std::fs::write(dir.join("rules.rhai"), script).unwrap();
+    let result = check(dir.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 #[test]
@@ -79,16 +96,8 @@ fn every_reserved_word_a_script_uses_is_named_at_once_with_a_word_to_use_instead
 fn rhais_own_functions_are_not_reserved_words_when_called() {
     // `print`, `Fn`, `type_of` are keywords that scripts call: a syntax error elsewhere in the
     // file is reported as itself, not as a use of reserved words.
-    let dir = std::env::temp_dir().join(format!("tabula-check-keywords-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy("tests/fixtures/broken/rhai-syntax/game.toml", dir.join("game.toml")).unwrap();
-    std::fs::write(
-        dir.join("rules.rhai"),
-        "fn begin(game) {\n    print(type_of(Fn(\"begin\")));\n    if (1 > 0 { }\n}\n",
-    )
-    .unwrap();
-    let (ok, err) = check(dir.to_str().unwrap());
-    let _ = std::fs::remove_dir_all(&dir);
+    let script = "fn begin(game) {\n    print(type_of(Fn(\"begin\")));\n    if (1 > 0 { }\n}\n";
+    let (ok, err) = check_scratch("keywords", |toml| toml, script);
     assert!(!ok);
     assert!(!err.contains("Rhai reserves"), "{err}");
     assert!(err.contains("rules.rhai:3:") && err.contains("Expecting ')'"), "{err}");
@@ -153,12 +162,8 @@ fn options_that_the_actions_refuse_are_found_by_check() {
         err.contains("the options hook `options` lists `solo: take 3`, which the rules refuse: the `legal` hook `can_take` refuses it"),
         "{err}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["check", fixture, "--variant", "domain"])
-        .output()
-        .expect("run tabula");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    let (ok, err) = check_with(&[fixture, "--variant", "domain"]);
+    assert!(!ok, "{err}");
     assert!(
         err.contains("lists `solo: step 9`, which the rules refuse: an argument is outside its parameter's domain"),
         "{err}"
@@ -169,12 +174,8 @@ fn options_that_the_actions_refuse_are_found_by_check() {
 /// not list, is one replay takes and play never offers.
 #[test]
 fn legal_actions_the_options_leave_out_are_found_by_check() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["check", "tests/fixtures/broken/options-disagree", "--variant", "missing"])
-        .output()
-        .expect("run tabula");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    let (ok, err) = check_with(&["tests/fixtures/broken/options-disagree", "--variant", "missing"]);
+    assert!(!ok, "{err}");
     assert!(
         err.contains(
             "the `legal` hook of `take` accepts `solo: take 2`, which the options hook `options` does not list"
@@ -186,12 +187,8 @@ fn legal_actions_the_options_leave_out_are_found_by_check() {
 /// An action's own `options` hook (here with no phase `options` hook) is checked the same way.
 #[test]
 fn an_actions_own_options_that_its_legal_hook_refuses_are_found_by_check() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["check", "tests/fixtures/broken/options-disagree", "--variant", "action-options"])
-        .output()
-        .expect("run tabula");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    let (ok, err) = check_with(&["tests/fixtures/broken/options-disagree", "--variant", "action-options"]);
+    assert!(!ok, "{err}");
     assert!(
         err.contains("the options hook `take_options` lists `solo: take 3`, which the rules refuse: the `legal` hook `can_take` refuses it"),
         "{err}"
@@ -200,13 +197,8 @@ fn an_actions_own_options_that_its_legal_hook_refuses_are_found_by_check() {
 
 #[test]
 fn a_mistyped_hook_gets_the_likely_function() {
-    let dir = std::env::temp_dir().join(format!("tabula-check-hook-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let toml = std::fs::read_to_string("tests/fixtures/broken/rhai-syntax/game.toml").unwrap();
-    std::fs::write(dir.join("game.toml"), toml.replace("on_enter = \"begin\"", "on_enter = \"begn\"")).unwrap();
-    std::fs::write(dir.join("rules.rhai"), "fn begin(game) {\n    game.end(\"done\");\n}\n").unwrap();
-    let (ok, err) = check(dir.to_str().unwrap());
-    let _ = std::fs::remove_dir_all(&dir);
+    let misnamed = |toml: String| toml.replace("on_enter = \"begin\"", "on_enter = \"begn\"");
+    let (ok, err) = check_scratch("hook", misnamed, "fn begin(game) {\n    game.end(\"done\");\n}\n");
     assert!(!ok);
     assert!(err.contains("no script function `begn` taking 1 argument (did you mean `begin`?)"), "{err}");
 }

@@ -23,22 +23,28 @@ fn altered_log(dir: &std::path::Path, from: &str, to: &str) -> String {
     path.to_str().expect("utf-8").to_string()
 }
 
-#[test]
-fn a_reader_that_goes_away_ends_the_output_quietly() {
-    // Enough output to fill a pipe: the reader closes it before tabula is done writing.
-    let log = "examples/logs/east-berlin/checkpoint-paid.log";
+/// Runs `tabula args` and closes its standard output at once, as `| head` does once it has read
+/// enough: the exit status and what was written to standard error.
+fn run_with_reader_gone(args: &[&str]) -> (std::process::ExitStatus, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .arg("replay")
-        .args(std::iter::repeat_n(log, 3000))
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("run tabula");
     drop(child.stdout.take());
     let out = child.wait_with_output().expect("wait");
-    let err = String::from_utf8_lossy(&out.stderr);
+    (out.status, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    // Enough output to fill a pipe: the reader closes it before tabula is done writing.
+    let log = "examples/logs/east-berlin/checkpoint-paid.log";
+    let args: Vec<&str> = std::iter::once("replay").chain(std::iter::repeat_n(log, 3000)).collect();
+    let (status, err) = run_with_reader_gone(&args);
     assert!(!err.contains("panicked"), "{err}");
-    assert!(out.status.success(), "exit status {:?}: {err}", out.status);
+    assert!(status.success(), "exit status {status:?}: {err}");
 }
 
 #[test]
@@ -327,17 +333,9 @@ fn a_failing_game_of_a_run_comes_with_the_command_that_plays_it_again() {
 #[test]
 fn rows_written_to_a_pipe_whose_reader_goes_away_end_quietly() {
     // `tabula sim ... --jsonl /dev/stdout | head -1`: the reader leaves after one row.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["sim", "east-berlin", "--games", "400", "--jsonl", "/dev/stdout"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run tabula");
-    drop(child.stdout.take());
-    let out = child.wait_with_output().expect("wait");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (status, err) = run_with_reader_gone(&["sim", "east-berlin", "--games", "400", "--jsonl", "/dev/stdout"]);
     assert!(!err.contains("Broken pipe") && !err.contains("panicked"), "{err}");
-    assert!(out.status.success(), "exit status {:?}: {err}", out.status);
+    assert!(status.success(), "exit status {status:?}: {err}");
 }
 
 #[test]

@@ -125,6 +125,13 @@ pub trait Agent {
     fn plan(&mut self, _turn: &Turn) -> Result<Plan, crate::Error> {
         Ok(Plan::Choose)
     }
+
+    /// Offered a chance to act out of turn (a phase's `out_of_turn` actions: the game does not
+    /// wait for this seat): the index of the option to take in `decision.legal()`, or `None` to
+    /// let the game go on. The default lets it go on.
+    fn react(&mut self, _decision: &Decision) -> Result<Option<usize>, crate::Error> {
+        Ok(None)
+    }
 }
 
 /// Picks uniformly at random among the legal actions, from its own seeded generator.
@@ -145,6 +152,13 @@ impl Agent for RandomAgent {
             return Err(crate::Error::Input("the random agent was given no option to choose from".into()));
         }
         Ok(self.rng.index(decision.legal().len()))
+    }
+
+    /// Uniformly among the options and letting the game go on.
+    fn react(&mut self, decision: &Decision) -> Result<Option<usize>, crate::Error> {
+        let n = decision.legal().len();
+        let i = self.rng.index(n + 1);
+        Ok((i < n).then_some(i))
     }
 }
 
@@ -175,6 +189,29 @@ impl ScriptAgent {
     }
 }
 
+impl ScriptAgent {
+    /// Calls a `choose` function with the options as maps: `Some(index)`, or `None` for a
+    /// negative answer (letting the game go on, when offered a chance out of turn).
+    fn call_choose(&self, hook: crate::rules::HookId, decision: &Decision) -> Result<Option<usize>, crate::Error> {
+        let defs = &self.rules;
+        let options =
+            decision.legal().iter().map(|a| rhai::Dynamic::from_map(crate::script::action_map(defs, a))).collect();
+        let index = defs.scripts.call_agent(hook, decision.game().state(), decision.seat(), options)?;
+        if index < 0 {
+            return Ok(None);
+        }
+        if index < decision.legal().len() as i64 {
+            Ok(Some(index as usize))
+        } else {
+            Err(self.out_of_range(index, decision))
+        }
+    }
+
+    fn out_of_range(&self, index: i64, decision: &Decision) -> crate::Error {
+        crate::Error::Input(format!("agent `{}` chose option {index} of {}", self.name, decision.legal().len()))
+    }
+}
+
 impl Agent for ScriptAgent {
     fn choose(&mut self, decision: &Decision) -> Result<usize, crate::Error> {
         let hook = match self.decides {
@@ -194,18 +231,28 @@ impl Agent for ScriptAgent {
                 };
             }
         };
-        let defs = &self.rules;
-        let options =
-            decision.legal().iter().map(|a| rhai::Dynamic::from_map(crate::script::action_map(defs, a))).collect();
-        let index = defs.scripts.call_agent(hook, decision.game().state(), decision.seat(), options)?;
-        if (0..decision.legal().len() as i64).contains(&index) {
-            Ok(index as usize)
-        } else {
-            Err(crate::Error::Input(format!(
-                "agent `{}` chose option {index} of {}",
-                self.name,
-                decision.legal().len()
-            )))
+        match self.call_choose(hook, decision)? {
+            Some(index) => Ok(index),
+            None => Err(self.out_of_range(-1, decision)),
+        }
+    }
+
+    /// A `choose` agent returns a negative index to let the game go on; an `act` agent returns
+    /// `()` (it waits).
+    fn react(&mut self, decision: &Decision) -> Result<Option<usize>, crate::Error> {
+        match self.decides {
+            crate::rules::AgentHook::Choose(hook) => self.call_choose(hook, decision),
+            crate::rules::AgentHook::Act(_) => match self.plan(&Turn::new(decision.game(), decision.seat()))? {
+                Plan::Take(action) => match decision.legal().iter().position(|a| *a == action) {
+                    Some(i) => Ok(Some(i)),
+                    None => Err(crate::Error::Input(format!(
+                        "agent `{}` chose `{}`, which is not one of its options",
+                        self.name,
+                        crate::event::describe_action(&self.rules, &action)
+                    ))),
+                },
+                Plan::Wait | Plan::Choose => Ok(None),
+            },
         }
     }
 

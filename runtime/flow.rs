@@ -201,7 +201,26 @@ impl Game {
             .chain(asked.filter(move |s| !standing.contains(s) && prompts.iter().any(|p| p.seat == *s)))
     }
 
-    /// Every action `seat` may take now. Empty when it is not the seat's turn to decide.
+    /// Whether `seat` may act out of turn now: the phase lists `out_of_turn` actions, the game
+    /// is not waiting for this seat, and a player sits there (not the rules). Turn-based games
+    /// only (the loader refuses such actions in real time).
+    pub fn may_act_out_of_turn(&self, seat: SeatId) -> bool {
+        self.state.may_act_out_of_turn(&self.rules, seat)
+    }
+
+    /// The seats that may act out of turn now (`may_act_out_of_turn`), in seat order from the
+    /// one after the seat the game waits for: the order in which they are offered the chance.
+    pub fn out_of_turn_seats(&self) -> impl Iterator<Item = SeatId> + '_ {
+        let players = self.state.players;
+        let after = self.acting().next().map_or(0, |s| s + 1);
+        let any = !self.rules.phases[self.state.phase as usize].out_of_turn.is_empty();
+        (0..if any { players } else { 0 })
+            .map(move |k| (after + k) % players.max(1))
+            .filter(move |&s| self.may_act_out_of_turn(s))
+    }
+
+    /// Every action `seat` may take now: its prompt's options, its standing actions, or its
+    /// out-of-turn actions. Empty when the seat has nothing to decide.
     pub fn legal_actions(&self, seat: SeatId) -> Result<Vec<Action>, Error> {
         let mut out = Vec::new();
         self.legal_actions_into(seat, &mut out)?;
@@ -218,37 +237,40 @@ impl Game {
         if let Some((_, p)) = self.state.prompt_for(&self.rules, seat) {
             return self.enumerate(seat, p.action, &p.fixed, out);
         }
-        if self.state.held_by_a_prompt(&self.rules, seat) {
-            return Ok(());
+        let Some(actions) = self.unprompted_actions(seat) else { return Ok(()) };
+        if let Some(hook) = self.rules.phases[self.state.phase as usize].options {
+            return self.listed_options_into(hook, seat, out);
         }
-        let phase = &self.rules.phases[self.state.phase as usize];
-        if phase.active.contains(&seat) && seat < self.state.players {
-            if let Some(hook) = phase.options {
-                return self.listed_options_into(hook, seat, out);
-            }
-            for &a in &phase.actions {
-                let free = Fixed::filled(None, self.rules.actions[a as usize].params.len()).unwrap_or_default();
-                self.enumerate(seat, a, &free, out)?;
-            }
+        for &a in actions {
+            let free = Fixed::filled(None, self.rules.actions[a as usize].params.len()).unwrap_or_default();
+            self.enumerate(seat, a, &free, out)?;
         }
         Ok(())
     }
 
-    /// Every standing action of `seat` that the action's domains and `legal` hooks allow,
-    /// ignoring the phase's `options` hook. In a phase with both, this must equal
+    /// The phase's actions `seat` may take now without a prompt of its own: its standing
+    /// actions (the game waits for it), or its out-of-turn actions. `None` when it has a prompt
+    /// to answer, or nothing it may do.
+    fn unprompted_actions(&self, seat: SeatId) -> Option<&[ActionId]> {
+        let phase = &self.rules.phases[self.state.phase as usize];
+        if self.may_act_out_of_turn(seat) {
+            return Some(&phase.out_of_turn);
+        }
+        let standing = !self.is_over()
+            && self.state.prompt_for(&self.rules, seat).is_none()
+            && !self.state.held_by_a_prompt(&self.rules, seat)
+            && phase.active.contains(&seat)
+            && seat < self.state.players;
+        standing.then_some(&phase.actions)
+    }
+
+    /// Every standing (or out-of-turn) action of `seat` that the action's domains and `legal`
+    /// hooks allow, ignoring the phase's `options` hook. In a phase with both, this must equal
     /// `legal_actions` (for the actions with a `legal` hook): tests of a ruleset check it.
     pub fn legal_by_hooks(&self, seat: SeatId) -> Result<Vec<Action>, Error> {
         let mut out = Vec::new();
-        let phase = &self.rules.phases[self.state.phase as usize];
-        if self.is_over()
-            || self.state.prompt_for(&self.rules, seat).is_some()
-            || self.state.held_by_a_prompt(&self.rules, seat)
-            || !phase.active.contains(&seat)
-            || seat >= self.state.players
-        {
-            return Ok(out);
-        }
-        for &a in &phase.actions {
+        let Some(actions) = self.unprompted_actions(seat) else { return Ok(out) };
+        for &a in actions {
             let free = Fixed::filled(None, self.rules.actions[a as usize].params.len()).unwrap_or_default();
             self.enumerate_domains(seat, a, &free, &mut out)?;
         }
@@ -270,9 +292,6 @@ impl Game {
         let hook_name = |h: HookId| defs.hooks[h as usize].name.as_str();
         let free = |a: ActionId| Fixed::filled(None, defs.actions[a as usize].params.len()).unwrap_or_default();
         // A prompt's action with an `options` hook of its own.
-        if self.state.held_by_a_prompt(defs, seat) {
-            return Ok(None);
-        }
         if let Some((_, p)) = self.state.prompt_for(defs, seat) {
             let def = &defs.actions[p.action as usize];
             let Some(hook) = def.options else { return Ok(None) };
@@ -284,21 +303,19 @@ impl Game {
             }
             return self.disagreement(hook_name(hook), &listed, &accepted);
         }
-        if !phase.active.contains(&seat) || seat >= self.state.players {
-            return Ok(None);
-        }
+        let Some(actions) = self.unprompted_actions(seat) else { return Ok(None) };
         // The phase's `options` hook, for all its standing actions: compared both ways only for
         // the actions with a `legal` hook, since listing a part of the others is what it is for.
         if let Some(hook) = phase.options {
             let listed = self.listed_options(hook, seat)?;
             let mut accepted = Vec::new();
-            for &a in phase.actions.iter().filter(|&&a| defs.actions[a as usize].legal.is_some()) {
+            for &a in actions.iter().filter(|&&a| defs.actions[a as usize].legal.is_some()) {
                 self.enumerate_domains(seat, a, &free(a), &mut accepted)?;
             }
             return self.disagreement(hook_name(hook), &listed, &accepted);
         }
         // Standing actions with `options` hooks of their own.
-        for &a in &phase.actions {
+        for &a in actions {
             let def = &defs.actions[a as usize];
             let Some(hook) = def.options else { continue };
             let mut listed = Vec::new();
@@ -368,13 +385,16 @@ impl Game {
             Error::Script(Box::new(crate::diag::Diagnostic::new(format!("options hook `{hook_name}`: {message}"))))
         };
         let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
-        let phase = &defs.phases[self.state.phase as usize];
+        // A seat out of turn may take only the phase's out-of-turn actions.
+        let allowed = self.unprompted_actions(seat).unwrap_or_default();
+        let which =
+            if self.may_act_out_of_turn(seat) { "out-of-turn actions (the seat is not on turn)" } else { "actions" };
         out.reserve(items.len());
         for item in &items {
             let action = map_action(defs, seat, item).map_err(bad)?;
-            if !phase.actions.contains(&action.action) {
+            if !allowed.contains(&action.action) {
                 return Err(bad(format!(
-                    "`{}` is not one of the phase's actions",
+                    "`{}` is not one of the phase's {which}",
                     defs.actions[action.action as usize].name
                 )));
             }
@@ -679,13 +699,7 @@ impl Game {
             Some(p) => {
                 p.action == action.action && p.fixed.iter().zip(&action.args).all(|(f, a)| f.is_none_or(|f| f == *a))
             }
-            None if self.state.held_by_a_prompt(defs, action.seat) => false,
-            None => {
-                let phase = &defs.phases[self.state.phase as usize];
-                phase.actions.contains(&action.action)
-                    && phase.active.contains(&action.seat)
-                    && action.seat < self.state.players
-            }
+            None => self.unprompted_actions(action.seat).is_some_and(|actions| actions.contains(&action.action)),
         };
         let in_domains = self.in_domains(action);
         // Where an `options` hook lists the options (the phase's, or the action's own), an
@@ -789,6 +803,9 @@ impl Game {
     /// (`by_rules`) by the engine for a seat the rules move.
     fn perform(&mut self, action: &Action, by_rules: bool) -> Result<(), Error> {
         let defs = self.rules.clone();
+        // The prompts an action out of turn opens are answered before the game goes on (an
+        // offer's answer before the turn it interrupted): they go to the front of the queue.
+        let out_of_turn = (!by_rules && self.may_act_out_of_turn(action.seat)).then_some(self.state.next_group);
         if let Some((i, p)) = self.state.prompt_for(&defs, action.seat)
             && p.action == action.action
         {
@@ -822,6 +839,12 @@ impl Game {
         }
         if let Some(hook) = def.apply {
             defs.scripts.run_action_hook(hook, &mut self.state, action)?;
+        }
+        if let Some(first_new) = out_of_turn
+            && self.state.next_group != first_new
+        {
+            // A stable sort: the new prompts first, each part in its own order.
+            self.state.prompts.make_contiguous().sort_by_key(|p| p.group < first_new);
         }
         Ok(())
     }

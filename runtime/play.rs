@@ -83,9 +83,25 @@ impl Human {
 
 impl Agent for Human {
     fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
+        // Without the choice to let the game go on, the answer is always an option.
+        self.ask(decision, false).map(|k| k.unwrap_or(0))
+    }
+
+    fn react(&mut self, decision: &Decision) -> Result<Option<usize>, Error> {
+        self.ask(decision, true)
+    }
+}
+
+impl Human {
+    /// Shows the seat its screen and reads its answer: an option, or (`out_of_turn`) Enter
+    /// alone to let the game go on.
+    fn ask(&mut self, decision: &Decision, out_of_turn: bool) -> Result<Option<usize>, Error> {
         self.take_screen();
         self.check_files()?;
         outln!("\n{}", decision.screen(&mut self.told));
+        if out_of_turn {
+            outln!("You may act out of turn: type an option's number, or press Enter to let the game go on.");
+        }
         let n = decision.legal().len();
         loop {
             out!("{} > ", self.seat_name);
@@ -100,14 +116,17 @@ impl Agent for Human {
             match line.trim() {
                 "quit" | "q" => return Err(self.quit()),
                 "help" | "h" | "?" => {
-                    outln!("Type the number of an option (Enter alone takes the only one), `help`, or `quit`.");
+                    let enter =
+                        if out_of_turn { "Enter alone lets the game go on" } else { "Enter alone takes the only one" };
+                    outln!("Type the number of an option ({enter}), `help`, or `quit`.");
                     for (name, description) in decision.help() {
                         outln!("  {name}: {}", if description.is_empty() { "(no description)" } else { &description });
                     }
                 }
-                "" if n == 1 => return Ok(0),
+                "" if out_of_turn => return Ok(None),
+                "" if n == 1 => return Ok(Some(0)),
                 text => match text.parse::<usize>() {
-                    Ok(k) if (1..=n).contains(&k) => return Ok(k - 1),
+                    Ok(k) if (1..=n).contains(&k) => return Ok(Some(k - 1)),
                     _ => outln!("type a number from 1 to {n}, `help` or `quit`"),
                 },
             }

@@ -23,7 +23,7 @@
 
 use std::rc::Rc;
 
-use crate::agent::{Agent, Decision, Plan, RandomAgent, ScriptAgent, Turn};
+use crate::agent::{Agent, RandomAgent, ScriptAgent};
 use crate::diag::Error;
 use crate::event::{Event, describe_action};
 use crate::flow::Game;
@@ -31,7 +31,7 @@ use crate::log::{record, seat_log};
 use crate::narrate::{narrate, screen};
 use crate::rng::Rng;
 use crate::rules::{PieceId, Rules, SeatId, Sight};
-use crate::sim::Scheduler;
+use crate::sim::{Asked, Scheduler};
 use crate::state::{Action, Stated, StatedChance};
 use crate::view::{can_see_piece, view};
 
@@ -215,7 +215,6 @@ impl Pair {
     /// rules showed the seat something new, or another seat may rightly act differently).
     /// With `follow`, B copies A exactly (the shared prefix).
     fn step(&mut self, follow: bool) -> Result<bool, Error> {
-        let real_time = self.turns.0.is_real_time();
         // A first: its turn (the clock may fire timers), its actor's choice, the action.
         let seen_before = self.seen(&self.a);
         let events_a = self.a.events().len();
@@ -224,7 +223,7 @@ impl Pair {
         let timing_a = self.turns.0.timing(self.seat);
         let agent: &mut dyn Agent =
             if actor == self.seat { &mut *self.own.0 } else { &mut *self.others[actor as usize] };
-        let taken_a = decide(agent, &self.a, actor, real_time)?;
+        let taken_a = decide(agent, &self.a, actor, &self.turns.0)?;
         if let Some(action) = &taken_a {
             self.a.apply_unchecked(action)?;
         }
@@ -257,7 +256,7 @@ impl Pair {
         let changes_b = self.b.state().changes();
         let taken_b = if actor == self.seat {
             // While following too: the seat's agent in B must have been told the same things.
-            let b = decide(&mut *self.own.1, &self.b, actor, real_time)?;
+            let b = decide(&mut *self.own.1, &self.b, actor, &self.turns.1)?;
             if b != taken_a {
                 return Err(Error::Input(format!(
                     "agent: the seat's agent decides {taken_a:?} in one game, {b:?} in the other"
@@ -395,25 +394,10 @@ fn is_step(line: &str) -> bool {
         || line.starts_with("result"))
 }
 
-/// What `agent` does for `seat` now: the action it takes, or `None` when it waits (real time).
-fn decide(agent: &mut dyn Agent, game: &Game, seat: SeatId, real_time: bool) -> Result<Option<Action>, Error> {
-    match agent.plan(&Turn::new(game, seat))? {
-        Plan::Take(action) => Ok(Some(action)),
-        Plan::Wait if real_time => Ok(None),
-        Plan::Wait => Err(Error::Input("an agent waited in a turn-based game".into())),
-        Plan::Choose => {
-            let legal = game.legal_actions(seat)?;
-            if legal.is_empty() {
-                return if real_time {
-                    Ok(None)
-                } else {
-                    Err(Error::Input("a seat must act but has no option".into()))
-                };
-            }
-            let choice = agent.choose(&Decision::new(game, seat, &legal))?.min(legal.len() - 1);
-            Ok(Some(legal[choice]))
-        }
-    }
+/// What an agent does at its turn, as the simulator asks it (`sim::decide`).
+fn decide(agent: &mut dyn Agent, game: &Game, seat: SeatId, turns: &Scheduler) -> Result<Option<Action>, Error> {
+    let asked = if turns.out_of_turn() { Asked::OutOfTurn } else { Asked::OnTurn { real_time: turns.is_real_time() } };
+    crate::sim::decide(agent, game, seat, asked, &mut Vec::new())
 }
 
 /// The chance outcomes of `game`'s events from `from` on that `seat` saw: rolls of dice it sees,

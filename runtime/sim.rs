@@ -136,7 +136,7 @@ pub fn play_out_observed(
         }
         let Some(seat) = next else { return Ok(decisions) };
         let before = game.state().changes();
-        let taken = take_turn(game, agents, seat, scheduler.is_real_time(), &mut legal, after_each)?;
+        let taken = take_turn(game, agents, seat, &scheduler, &mut legal, after_each)?;
         scheduler.done(game, seat, taken, before);
         if taken.is_some() {
             decisions = counted(decisions, max_decisions)?;
@@ -145,18 +145,60 @@ pub fn play_out_observed(
 }
 
 /// `seat`'s agent plans, or chooses among the legal actions, and its action is applied; returns
-/// the action taken, or `None` when the seat waits (real time only: a turn-based game waits for
-/// the seat, so waiting there is an error).
+/// the action taken, or `None` when the seat waits or lets the game go on (see `decide`).
 fn take_turn(
     game: &mut Game,
     agents: &mut [Box<dyn Agent>],
     seat: u8,
-    real_time: bool,
+    scheduler: &Scheduler,
     legal: &mut Vec<Action>,
     after_each: &mut dyn FnMut(&Game) -> Result<(), Error>,
 ) -> Result<Option<ActionId>, Error> {
-    let name = |game: &Game| game.rules().seats[seat as usize].name.clone();
-    match agents[seat as usize].plan(&Turn::new(game, seat))? {
+    let asked =
+        if scheduler.out_of_turn() { Asked::OutOfTurn } else { Asked::OnTurn { real_time: scheduler.is_real_time() } };
+    let Some(action) = decide(&mut *agents[seat as usize], game, seat, asked, legal)? else { return Ok(None) };
+    game.apply_unchecked(&action)?;
+    after_each(game)?;
+    Ok(Some(action.action))
+}
+
+/// How a seat is asked to act.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asked {
+    /// The game waits for the seat (`real_time`: or the seat acts when ready, and may wait).
+    OnTurn {
+        /// Whether the game is played in real time.
+        real_time: bool,
+    },
+    /// The seat is offered a chance to act out of turn (`Game::may_act_out_of_turn`): it may
+    /// let the game go on, and with no out-of-turn option it is not asked at all.
+    OutOfTurn,
+}
+
+/// What `seat`'s agent does when asked (its plan, or its choice among the legal actions listed
+/// into `legal`): the action to take, checked when the agent built it itself, or `None` when
+/// the seat waits (real time) or lets the game go on (out of turn). A turn-based game waits
+/// for the seat on turn, so waiting there is an error.
+pub fn decide(
+    agent: &mut dyn Agent,
+    game: &Game,
+    seat: SeatId,
+    asked: Asked,
+    legal: &mut Vec<Action>,
+) -> Result<Option<Action>, Error> {
+    let name = || game.rules().seats[seat as usize].name.clone();
+    let real_time = match asked {
+        Asked::OutOfTurn => {
+            game.legal_actions_into(seat, legal)?;
+            if legal.is_empty() {
+                return Ok(None);
+            }
+            let choice = agent.react(&Decision::new(game, seat, legal))?;
+            return Ok(choice.map(|i| legal[i.min(legal.len() - 1)]));
+        }
+        Asked::OnTurn { real_time } => real_time,
+    };
+    match agent.plan(&Turn::new(game, seat))? {
         Plan::Choose => {
             game.legal_actions_into(seat, legal)?;
             if legal.is_empty() {
@@ -164,24 +206,19 @@ fn take_turn(
                 if real_time {
                     return Ok(None);
                 }
-                let message = format!("{} must decide in phase `{}` but has no legal action", name(game), game.phase());
+                let message = format!("{} must decide in phase `{}` but has no legal action", name(), game.phase());
                 return Err(Error::Input(message));
             }
-            let choice = agents[seat as usize].choose(&Decision::new(game, seat, legal))?.min(legal.len() - 1);
-            let action = legal[choice];
-            game.apply_unchecked(&action)?;
-            after_each(game)?;
-            Ok(Some(action.action))
+            let choice = agent.choose(&Decision::new(game, seat, legal))?.min(legal.len() - 1);
+            Ok(Some(legal[choice]))
         }
         Plan::Take(action) => {
             game.check_legal(&action)
-                .map_err(|e| Error::Input(format!("the agent of {} took an illegal action: {e}", name(game))))?;
-            game.apply_unchecked(&action)?;
-            after_each(game)?;
-            Ok(Some(action.action))
+                .map_err(|e| Error::Input(format!("the agent of {} took an illegal action: {e}", name())))?;
+            Ok(Some(action))
         }
         Plan::Wait if real_time => Ok(None),
-        Plan::Wait => Err(Error::Input(format!("the agent of {} waited, but the game waits for it", name(game)))),
+        Plan::Wait => Err(Error::Input(format!("the agent of {} waited, but the game waits for it", name()))),
     }
 }
 
@@ -195,7 +232,9 @@ fn counted(decisions: u64, max_decisions: u64) -> Result<u64, Error> {
 
 /// Who is asked to act next, and when.
 ///
-/// Turn-based games ask the first seat that may act. In real time (a ruleset with a `pace`) a
+/// Turn-based games ask the first seat that may act; after each action, before that, every
+/// seat that may act out of turn (`Game::out_of_turn_seats`, in seat order from the one after
+/// the seat on turn) is offered the chance once (`out_of_turn`). In real time (a ruleset with a `pace`) a
 /// seat's agent needs `pace` ms of game time per action (or the action's own `time`): the seat
 /// whose agent is ready first acts (ties go to the earlier seat), at that game time, after the
 /// timers the clock passes on the way. A seat with nothing to do, or whose action changed
@@ -218,6 +257,10 @@ pub struct Scheduler {
     shared_table: Option<Option<Idle>>,
     /// The game time of the turn last handed out.
     at: i64,
+    /// Turn-based: the seats still to be offered a chance out of turn since the last action.
+    chances: Vec<SeatId>,
+    /// Whether the seat last handed out is offered a chance out of turn.
+    offered: bool,
     looks: u64,
     max_looks: u64,
 }
@@ -240,6 +283,8 @@ impl Scheduler {
             last_sight: vec![None; game.players() as usize],
             shared_table: sight_is_shared(game.rules()).then_some(None),
             at: game.clock(),
+            chances: Vec::new(),
+            offered: false,
             looks: 0,
             max_looks: max_decisions.saturating_mul(10),
         }
@@ -250,20 +295,34 @@ impl Scheduler {
         self.pace.is_some()
     }
 
+    /// Whether the seat `next` handed out last is offered a chance to act out of turn (it may
+    /// let the game go on) rather than being waited for.
+    pub fn out_of_turn(&self) -> bool {
+        self.offered
+    }
+
     /// The seat to ask next, `None` once the game is over. In real time the clock is first moved
     /// to that seat's moment, firing the timers it passes.
     pub fn next(&mut self, game: &mut Game) -> Result<Option<SeatId>, Error> {
         let Some(pace) = self.pace else {
+            self.offered = false;
             if game.is_over() {
                 return Ok(None);
             }
-            return match game.acting().next() {
-                Some(seat) => Ok(Some(seat)),
-                None => Err(Error::Input(format!(
+            let Some(on_turn) = game.acting().next() else {
+                return Err(Error::Input(format!(
                     "the game is stuck in phase `{}`: nobody may act and it is not over",
                     game.phase()
-                ))),
+                )));
             };
+            while !self.chances.is_empty() {
+                let seat = self.chances.remove(0);
+                if game.may_act_out_of_turn(seat) {
+                    self.offered = true;
+                    return Ok(Some(seat));
+                }
+            }
+            return Ok(Some(on_turn));
         };
         while !game.is_over() {
             let mut chosen: Option<SeatId> = None;
@@ -310,7 +369,13 @@ impl Scheduler {
     /// Tells the scheduler how `seat`'s turn went: the action it took (`None`: it waited), and
     /// the game's change count before the turn.
     pub fn done(&mut self, game: &Game, seat: SeatId, taken: Option<ActionId>, changes_before: u64) {
-        let Some(pace) = self.pace else { return };
+        let Some(pace) = self.pace else {
+            if taken.is_some() {
+                self.chances.clear();
+                self.chances.extend(game.out_of_turn_seats());
+            }
+            return;
+        };
         let s = seat as usize;
         if let Some(action) = taken {
             // The seat is busy for as long as the chosen action takes.

@@ -244,6 +244,30 @@ impl State {
         }
     }
 
+    /// Whether the game waits for `seat` to decide: its prompt, or (no other seat's prompt
+    /// holding it back) the phase's standing actions, the seat being active.
+    pub(crate) fn waits_for(&self, defs: &Defs, seat: SeatId) -> bool {
+        if self.outcome.is_some() || seat >= self.players {
+            return false;
+        }
+        if self.prompt_for(defs, seat).is_some() {
+            return true;
+        }
+        let phase = &defs.phases[self.phase as usize];
+        !self.held_by_a_prompt(defs, seat) && !phase.actions.is_empty() && phase.active.contains(&seat)
+    }
+
+    /// Whether `seat` may act out of turn: the phase lists `out_of_turn` actions, the game is
+    /// not waiting for this seat, and a player sits there (not the rules).
+    pub(crate) fn may_act_out_of_turn(&self, defs: &Defs, seat: SeatId) -> bool {
+        let phase = &defs.phases[self.phase as usize];
+        !phase.out_of_turn.is_empty()
+            && self.outcome.is_none()
+            && seat < self.players
+            && !defs.seats[seat as usize].by_rules
+            && !self.waits_for(defs, seat)
+    }
+
     /// Whether another seat's prompt holds `seat` back (everyone waits for it).
     pub(crate) fn held_by_a_prompt(&self, defs: &Defs, seat: SeatId) -> bool {
         !self.prompts_per_seat(defs) && self.prompts.front().is_some_and(|p| p.seat != seat)

@@ -389,6 +389,8 @@ pub struct PhaseDef {
     pub active: Vec<SeatId>,
     /// Hook listing a seat's legal standing actions in one call.
     pub options: Option<HookId>,
+    /// Actions the seats the game is not waiting for may take out of turn (turn-based games).
+    pub out_of_turn: Vec<ActionId>,
     /// The following phase.
     pub next: Option<PhaseId>,
     /// Where the phase is declared (its `[phases.<name>]` table), for errors found in play.

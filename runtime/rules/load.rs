@@ -1503,6 +1503,13 @@ impl Loader<'_> {
             let next = p.next.as_ref().and_then(|n| self.phase_ref(n, file));
             let options = p.options.as_ref().map(|h| self.hook(h, file, 2));
             let span = self.table_span(file, "phases", name);
+            let out_of_turn = p.out_of_turn.iter().filter_map(|a| self.action_ref(a, file)).collect();
+            if let (Some(first), true) = (p.out_of_turn.first(), m.game.pace.is_some()) {
+                let d = self
+                    .err(file, first.span.clone(), format!("phase `{name}` lists `out_of_turn` actions in a real-time game"))
+                    .note("in real time every seat of `active` may take the phase's standing `actions` at any moment: list them there");
+                self.push(d);
+            }
             self.defs.phases.push(PhaseDef {
                 name: name.clone(),
                 on_enter,
@@ -1512,6 +1519,7 @@ impl Loader<'_> {
                 actions,
                 active,
                 options,
+                out_of_turn,
                 next,
                 file,
                 span,

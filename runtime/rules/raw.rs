@@ -447,6 +447,13 @@ pub struct RawPhase {
     /// (`#{action: "enter", to: "tile_3"}`), in one call instead of one `legal` call per
     /// candidate. When given, it decides which standing actions are legal.
     pub options: Option<Name>,
+    /// Actions the other players may take out of turn, at any moment the phase waits for
+    /// someone else (a card played "at any time", a trade between two players while a third is
+    /// on turn), in a turn-based game. The game does not wait for them: after each action,
+    /// each seat that may is offered the chance in seat order, and letting it pass writes
+    /// nothing. With an `options` hook, the hook lists these seats' options too.
+    #[serde(default)]
+    pub out_of_turn: Vec<Name>,
     /// The phase that follows (a script may choose another with `game.goto`).
     pub next: Option<Name>,
 }

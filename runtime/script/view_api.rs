@@ -151,6 +151,9 @@ pub(super) fn register(engine: &mut Registry) {
             None => Dynamic::UNIT,
         }
     });
+    // Whether the seat is offered a chance out of turn (its options are the phase's
+    // `out_of_turn` actions, and it may let the game go on).
+    engine.register_fn("out_of_turn", |v: &mut SeatView| v.state.borrow().may_act_out_of_turn(&v.defs, v.seat));
     engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
     // The hot natives have direct forms too, as the `Game` handle's (see `natives::DirectForm`).
     engine.register_fn("counter", |v: &mut SeatView, name: ImmutableString| -> RhaiResult<i64> {

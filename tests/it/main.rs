@@ -25,6 +25,7 @@ mod features;
 mod grid;
 mod hot_reload;
 mod logs;
+mod out_of_turn;
 mod patterns;
 mod playouts;
 mod realtime;

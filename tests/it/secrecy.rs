@@ -43,3 +43,11 @@ fn hidden_hands_pointers_and_waiting_seats_keep_their_secrets() {
     let report = check("tests/fixtures/secrets", &[], 200);
     assert!(report.steps_hidden_apart > 30, "too few informative steps: {report:?}");
 }
+
+/// Out-of-turn actions: a seat offered its chance sees only its own hand, and whether the
+/// others took theirs shows only in what they did (letting it pass writes nothing).
+#[test]
+fn chances_out_of_turn_keep_the_hands_secret() {
+    let report = check("tests/fixtures/interrupts", &[], 100);
+    assert!(report.steps_hidden_apart > 30, "too few informative steps: {report:?}");
+}

@@ -151,3 +151,28 @@ fn out_of_turn_actions_are_refused_in_a_real_time_game() {
     assert!(err.contains("phase `turn` lists `out_of_turn` actions in a real-time game"), "{err}");
     assert!(err.contains("game.toml:"), "points at the line: {err}");
 }
+
+/// At the terminal a seat is asked for its chance out of turn, and Enter alone lets it pass.
+#[test]
+fn the_terminal_offers_a_chance_out_of_turn_and_enter_lets_it_pass() {
+    // Seed 4 deals blue two trip cards; red, random, rolls first.
+    let play = |input: &str, log: &std::path::Path| {
+        let args = ["play", FIXTURE, "--seed", "4", "--players", "2", "--seat", "red=random", "--seat", "blue=human"];
+        let mut args: Vec<&str> = args.to_vec();
+        args.extend(["--log", log.to_str().unwrap(), "--force"]);
+        let (ok, out, err) = crate::common::tabula(&args, input);
+        assert!(ok, "{out}{err}");
+        let written = std::fs::read_to_string(log).unwrap();
+        let _ = std::fs::remove_file(log);
+        (out, written)
+    };
+    let dir = std::env::temp_dir();
+    let (out, log) = play(&"1\n".repeat(200), &dir.join(format!("tabula-oot-take-{}.log", std::process::id())));
+    assert!(out.contains("You may act out of turn: type an option's number, or press Enter to let the game go on."));
+    assert!(out.contains("waiting for: red\n   1. blue: trip trip_1\n   2. blue: trip trip_2"), "{out}");
+    assert!(log.contains("blue: trip trip_1"), "{log}");
+    let (out, log) = play(&"\n".repeat(200), &dir.join(format!("tabula-oot-pass-{}.log", std::process::id())));
+    assert!(out.contains("You may act out of turn"), "{out}");
+    assert!(!log.contains("blue: trip"), "{log}");
+    assert!(log.contains("result "), "the game went on to its end: {log}");
+}

@@ -258,13 +258,15 @@ impl State {
     }
 
     /// Whether `seat` may act out of turn: the phase lists `out_of_turn` actions, the game is
-    /// not waiting for this seat, and a player sits there (not the rules).
+    /// not waiting for this seat, the seat has no standing actions of the phase (a seat on turn
+    /// stays on turn while another's prompt holds it back), and a player sits there.
     pub(crate) fn may_act_out_of_turn(&self, defs: &Defs, seat: SeatId) -> bool {
         let phase = &defs.phases[self.phase as usize];
         !phase.out_of_turn.is_empty()
             && self.outcome.is_none()
             && seat < self.players
             && !defs.seats[seat as usize].by_rules
+            && !(!phase.actions.is_empty() && phase.active.contains(&seat))
             && !self.waits_for(defs, seat)
     }
 

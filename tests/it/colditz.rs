@@ -189,7 +189,7 @@ fn legal(game: &Game, line: &str) -> bool {
 /// American makes a pass, and may after.
 #[test]
 fn an_inner_courtyard_arrest_needs_equipment() {
-    let before = replay_until("arrests.log", "american: interrupt pass");
+    let before = replay_before("arrests.log", "the American holds no Equipment, so american_1");
     // guard_1 stands on post_i1, next to american_1 on ic_d1; no Equipment yet.
     assert!(!legal(&before, "german: move guard_1 ic_d1"), "arrest without equipment");
     let after = replay_before("arrests.log", "german: move guard_1 ic_d1");
@@ -429,4 +429,39 @@ fn security_cards_may_be_played_before_the_roll() {
     let game = replay_before(log, "german: end_turn");
     assert_eq!(counter(&game, "rolled"), 1);
     assert_eq!(counter(&game, "moves"), 9);
+}
+
+/// "7. FAQ": "Can Opportunity cards be used out of turn? Only if marked 'interrupt'." In
+/// appel-search-and-interrupt.log the American holds the Diversion (the stand-in interrupt card)
+/// and may play it at any step of the Security Officer's turn while movement is left; the game
+/// waits for the Security Officer alone, and the British, without one, has nothing to do.
+#[test]
+fn an_interrupt_card_is_played_out_of_turn_at_any_step_of_the_security_officers_turn() {
+    let game = replay_before("appel-search-and-interrupt.log", "american: interrupt diversion_card_1");
+    let german = game.rules().seat("german").unwrap();
+    assert_eq!(game.to_act(), [german]);
+    assert_eq!(counter(&game, "moves"), 5, "one step of the six taken");
+    assert_eq!(options_of(&game, "american"), ["american: interrupt diversion_card_1"]);
+    assert!(options_of(&game, "british").is_empty());
+    let after = replay_until("appel-search-and-interrupt.log", "american: interrupt diversion_card_1");
+    assert_eq!(counter(&after, "moves"), 2, "the diversion took 3");
+    assert!(options_of(&after, "american").is_empty(), "the card is spent");
+}
+
+/// "5. Equipment Cards": Equipment "can be traded freely between Escape Officers (except during
+/// Security Officer's turn)". In trade-out-of-turn.log the American and the British trade while
+/// the Dutch is on turn; in the Security Officer's turn nobody may offer.
+#[test]
+fn two_escape_officers_trade_while_a_third_is_on_turn_but_not_in_the_security_officers_turn() {
+    let game = replay_before("trade-out-of-turn.log", "american: offer key pass british");
+    assert_eq!(game.phase(), "turn_dutch");
+    let american = options_of(&game, "american");
+    assert!(american.contains(&"american: offer key pass british".to_string()), "{american:?}");
+    assert!(american.iter().all(|o| o.starts_with("american: offer ")), "only trades out of turn: {american:?}");
+    assert!(options_of(&game, "german").is_empty(), "the Security Officer does not trade");
+    let german_turn = replay_until("trade-out-of-turn.log", "german: roll");
+    assert_eq!(german_turn.phase(), "turn_german");
+    for seat in ["american", "british", "dutch"] {
+        assert!(options_of(&german_turn, seat).is_empty(), "{seat} may not trade in the Security Officer's turn");
+    }
 }

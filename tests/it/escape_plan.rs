@@ -438,25 +438,62 @@ fn the_lockers_a_robber_looks_at_stay_its_own() {
     );
 }
 
-/// The path is the robber's: in `two-players-sandra.log` blue's move to biz_2 has two paths of
-/// 2 points that leave different tiles. Through tile_6 it passes 5 officers (Sandra counted: a
-/// fifth handcuff card); through start_a, more (a seventh). A tile no remaining path leaves
-/// apart is refused.
+/// The path is the robber's: in `two-players-sandra.log` blue's move to biz_2 may take three
+/// ways, each named by its cost and the tiles it leaves. Through tile_6 (2 points) it passes 5
+/// officers (Sandra counted: a fifth handcuff card); by the subway from tile_1 (1 point), 6 (a
+/// sixth); through start_a (2 points), 7 (a seventh). A way at another cost than its own, or
+/// leaving tiles no way leaves, is refused.
 #[test]
 fn the_robber_picks_the_path_of_a_move() {
     use tabula::log::{ReplayOptions, parse, replay_with};
     let text = std::fs::read_to_string("examples/logs/escape-plan/two-players-sandra.log").expect("reads");
-    let line = text.lines().position(|l| l == "blue: path tile_6").expect("blue picks its path") + 1;
+    let chosen = "blue: path 2 start_b tile_6 tile_7";
+    let line = text.lines().position(|l| l == chosen).expect("blue picks its path") + 1;
     let upto = ReplayOptions { until_line: Some(line), record: false };
     let with = |choice: &str| {
-        let log = parse(&text.replace("blue: path tile_6", choice), 0).expect("parses");
+        let log = parse(&text.replace(chosen, choice), 0).expect("parses");
         replay_with(&log, rules(), &upto).map(|r| r.game)
     };
-    let via_tile_6 = with("blue: path tile_6").expect("the log's path");
-    let via_start_a = with("blue: path start_a").expect("the other path");
-    assert_eq!(pieces(&via_tile_6, "cuffs.blue").len(), 5);
-    assert_eq!(pieces(&via_start_a, "cuffs.blue").len(), 7);
-    assert!(with("blue: path tile_7").is_err(), "tile_7 lies on both paths: nothing to choose");
+    let cuffs = |choice: &str| pieces(&with(choice).expect(choice), "cuffs.blue").len();
+    assert_eq!(cuffs(chosen), 5, "the log's way, past the fewest officers");
+    assert_eq!(cuffs("blue: path 1 start_b tile_1 tile_7"), 6, "the cheapest way");
+    assert_eq!(cuffs("blue: path 2 start_a start_b tile_7"), 7);
+    assert!(with("blue: path 1 start_b tile_6 tile_7").is_err(), "that way costs 2");
+    assert!(with("blue: path 2 start_b tile_7").is_err(), "no way leaves only those tiles");
+}
+
+/// "[5.1.1] Reisen" leaves the way to the robber, a dearer one too: in `dearer-path.log` red, at
+/// the shop with two scanners and the gas can it took there, goes to gang_4 around by the
+/// hospital and the ferry for 4 points (its gas can spent) rather than back through start_a for
+/// 3, and takes one wound instead of three (two of them handcuff cards). The cheaper way, also
+/// offered, keeps the can.
+#[test]
+fn a_robber_may_walk_a_dearer_way_paid_with_a_gas_can() {
+    use tabula::log::{ReplayOptions, parse, replay_with};
+    let text = std::fs::read_to_string("examples/logs/escape-plan/dearer-path.log").expect("reads");
+    let chosen = "red: path 4 start_b tile_4 tile_6 tile_10";
+    let line = text.lines().position(|l| l == chosen).expect("red picks its path") + 1;
+    let before = log_state("dearer-path.log", Some("red: move gang_4"));
+    assert_eq!(prop(&before, "gang_4", "cost"), 3, "the cheapest way costs 3");
+    assert_eq!(pieces(&before, "cans.red"), ["gas_can_1"]);
+    let dearer = log_state("dearer-path.log", Some("red: evade patrol_1 scanner_1"));
+    assert!(pieces(&dearer, "cans.red").is_empty(), "the gas can pays the fourth point");
+    assert_eq!((counter(&dearer, "wounds.red"), pieces(&dearer, "cuffs.red").len()), (3, 0));
+    let upto = ReplayOptions { until_line: Some(line), record: false };
+    let cheaper = parse(&text.replace(chosen, "red: path 3 start_a start_b"), 0).expect("parses");
+    let cheaper = replay_with(&cheaper, rules(), &upto).expect("the cheaper way is offered too").game;
+    assert_eq!(pieces(&cheaper, "cans.red"), ["gas_can_1"], "3 points need no gas can");
+    assert_eq!((counter(&cheaper, "wounds.red"), pieces(&cheaper, "cuffs.red").len()), (3, 2));
+}
+
+/// A location costs its cheapest way: in `two-players-sandra.log` blue, at the hospital, can
+/// reach safe_2 by start_b and the subway from tile_1 for 1 point (one change of terrain, the
+/// change of location, -1 for the subway), though the way with the fewest changes and officers
+/// walks across for 2. The cost once counted only the way the search found first (2).
+#[test]
+fn a_location_costs_its_cheapest_way_the_subway_included() {
+    let game = log_state("two-players-sandra.log", Some("blue: move safe_2"));
+    assert_eq!(prop(&game, "safe_2", "cost"), 1);
 }
 
 /// The heuristic agent chooses among the options it is given, even when the one it prefers is

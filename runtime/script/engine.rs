@@ -87,6 +87,9 @@ impl Scripts {
                     for f in part.iter_functions() {
                         let at = definition_offset(defs.sources.text(file), f.name).unwrap_or(0);
                         fn_file.insert(f.name.to_string(), (file, at));
+                        if let Some(d) = takes_a_natives_place(&natives, f.name, f.params.len(), file, at) {
+                            diags.push(d);
+                        }
                         if i >= base {
                             continue;
                         }
@@ -320,6 +323,34 @@ const KEYWORD_FUNCTIONS: &[&str] =
 /// uses as a name, each with its place and a word to use instead, and the lines they are on:
 /// Rhai's own error names only the first, and a designer would find the others one `check` at a
 /// time.
+/// A script function that would answer the method calls of a native of the `game` or `view`
+/// handle: Rhai binds `this` to the handle in `game.move(card, "discard")` and looks for a
+/// script function `move` of two parameters first, so `fn move(game, args)` (an `apply` hook
+/// named after the rule) would be called in the native's place, with the handle lost.
+fn takes_a_natives_place(
+    natives: &super::natives::Natives,
+    name: &str,
+    params: usize,
+    file: crate::diag::FileId,
+    at: usize,
+) -> Option<Diagnostic> {
+    use std::any::TypeId;
+    let handles = [TypeId::of::<super::game_api::GameApi>(), TypeId::of::<super::view_api::SeatView>()];
+    let native = natives.with_arity(name, params + 1);
+    let (types, _) = native.iter().find(|(types, _)| types.first().is_some_and(|t| handles.contains(t)))?;
+    let handle = if types[0] == handles[0] { "game" } else { "view" };
+    let arguments: Vec<String> = (0..params).map(|i| ((b'a' + i as u8) as char).to_string()).collect();
+    Some(
+        Diagnostic::new(format!(
+            "`{name}` with {} takes the place of the native `{handle}.{name}` wherever a script calls `{handle}.{name}({})`",
+            crate::diag::counted(params, "argument"),
+            arguments.join(", ")
+        ))
+        .at(file, at..at + 3 + name.len())
+        .expected(format!("another name for the function (Rhai calls a script function of the same name and arguments before a native): `{name}_{}` or a name from the rulebook", if handle == "game" { "rule" } else { "choice" })),
+    )
+}
+
 fn reserved_words_used(engine: &Engine, defs: &Defs, file: crate::diag::FileId) -> (Vec<Diagnostic>, Vec<usize>) {
     let text = defs.sources.text(file);
     let inputs = [text];

@@ -93,6 +93,22 @@ fn every_reserved_word_a_script_uses_is_named_at_once_with_a_word_to_use_instead
 }
 
 #[test]
+fn a_function_that_would_answer_a_natives_method_calls_is_named_at_its_definition() {
+    // `fn move(game, args)` answers `game.move(card, "discard")` in the native's place (Rhai binds
+    // `this` and looks for a script function of two parameters first). `fn roll(game, args)`
+    // does not: the native `game.roll(die)` takes one argument.
+    let script = "fn begin(game) { }\n\nfn roll(game, args) { }\n\nfn move(game, args) {\n    game.move(args.card, \"discard\");\n}\n";
+    let (ok, err) = check_scratch("native-place", |toml| toml, script);
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("`move` with 2 arguments takes the place of the native `game.move` wherever a script calls `game.move(a, b)`"),
+        "{err}"
+    );
+    assert!(err.contains("rules.rhai:5:1"), "at the definition: {err}");
+    assert!(!err.contains("`roll`"), "{err}");
+}
+
+#[test]
 fn rhais_own_functions_are_not_reserved_words_when_called() {
     // `print`, `Fn`, `type_of` are keywords that scripts call: a syntax error elsewhere in the
     // file is reported as itself, not as a use of reserved words.

@@ -266,7 +266,7 @@ impl State {
             && self.outcome.is_none()
             && seat < self.players
             && !defs.seats[seat as usize].by_rules
-            && !(!phase.actions.is_empty() && phase.active.contains(&seat))
+            && (phase.actions.is_empty() || !phase.active.contains(&seat))
             && !self.waits_for(defs, seat)
     }
 

@@ -24,7 +24,7 @@ use crate::log::{EntryKind, Log, ReplayError, replay_steps, seat_log};
 use crate::narrate::narrate;
 use crate::rules::raw::RawZoneLayout;
 use crate::rules::{Rules, SeatId};
-use crate::view::{PieceView, View, ZoneView, describe_options, view_but_zones, zone_inputs, zone_view};
+use crate::view::{PieceView, View, ZoneView, describe_options, view_but_zones, zone_inputs, zone_shown, zone_view};
 
 /// The most steps (the setup, actions and clock lines) one page holds: its timeline lists every
 /// step, and a page of 20,000 clock lines opened in headless Chromium in 7 s (measured on a busy
@@ -438,8 +438,11 @@ impl Follow {
     /// The whole view now.
     fn view(&self, game: &Game) -> View {
         let mut view = self.head.clone();
-        let names = game.rules().zones.iter().map(|z| z.name.clone());
-        view.zones = names.zip(self.zones.iter().map(|(z, _)| z.clone())).collect();
+        let defs = game.rules();
+        view.zones = (self.zones.iter().enumerate())
+            .filter(|&(z, _)| zone_shown(defs, game.players(), z as u16))
+            .map(|(z, (zone, _))| (defs.zones[z].name.clone(), zone.clone()))
+            .collect();
         view
     }
 
@@ -456,7 +459,7 @@ impl Follow {
             std::mem::swap(inputs, &mut self.scratch);
             let now = zone_view(game, self.seat, z as u16);
             let zone_change = ZoneChange::between(zone, &now);
-            if zone_change != ZoneChange::default() {
+            if zone_change != ZoneChange::default() && zone_shown(game.rules(), game.players(), z as u16) {
                 change.zones.insert(game.rules().zones[z].name.clone(), zone_change);
             }
             *zone = now;

@@ -295,6 +295,8 @@ pub struct ZoneDef {
     pub owner_sees: Sight,
     /// What the other seats see.
     pub others_see: Sight,
+    /// Whether people are shown it (`shown = false`: bookkeeping, left out of views).
+    pub shown: bool,
 }
 
 impl ZoneDef {
@@ -324,6 +326,8 @@ pub struct CounterDef {
     pub owner: Option<SeatId>,
     /// Who sees it.
     pub visible: CounterSight,
+    /// Whether people are shown it (`shown = false`: bookkeeping, left out of views).
+    pub shown: bool,
 }
 
 /// A kind of die.

@@ -1087,6 +1087,7 @@ impl Loader<'_> {
                 face: z.face,
                 owner_sees: z.owner_sees,
                 others_see: z.others_see,
+                shown: z.shown.unwrap_or(true),
             });
         }
         if self.defs.zones.len() > usize::from(u16::MAX) {
@@ -1240,6 +1241,7 @@ impl Loader<'_> {
                     initial,
                     owner,
                     visible: c.visible,
+                    shown: c.shown.unwrap_or(true),
                 });
             }
         }

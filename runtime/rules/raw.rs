@@ -345,6 +345,10 @@ pub struct RawZone {
     /// What everyone else sees (default: all).
     #[serde(default)]
     pub others_see: Sight,
+    /// Whether people are shown the zone (default true). `false` marks a place the scripts keep
+    /// for themselves (pieces out of play, a scratch pile): the terminal, `replay --view` and
+    /// `tabula view` leave it out; seats' sight and agents' views are as without it.
+    pub shown: Option<bool>,
 }
 
 /// What seats see of a counter.
@@ -377,6 +381,10 @@ pub struct RawCounter {
     /// Who sees the value.
     #[serde(default)]
     pub visible: CounterSight,
+    /// Whether people are shown the counter (default true). `false` marks bookkeeping the
+    /// scripts keep (a step of a procedure, a flag): the terminal, `replay --view` and `tabula
+    /// view` leave it out, while agents still read it as `visible` allows.
+    pub shown: Option<bool>,
 }
 
 /// A `[dice.<kind>]` entry.

@@ -93,13 +93,24 @@ pub fn can_see_piece(game: &Game, seat: Option<SeatId>, piece: PieceId) -> bool 
     sees_piece(game, seat, zone, piece)
 }
 
-/// What `seat` (or, with `None`, an omniscient observer) knows now.
+/// What `seat` (or, with `None`, an omniscient observer) knows now, as people are shown it:
+/// without the zones and counters the rules mark `shown = false`, or that belong to a seat not
+/// in this game.
 pub fn view(game: &Game, seat: Option<SeatId>) -> View {
     let defs = &**game.rules();
     let mut view = view_but_zones(game, seat);
-    view.zones =
-        (0..defs.zones.len()).map(|z| (defs.zones[z].name.clone(), zone_view(game, seat, z as ZoneId))).collect();
+    view.zones = (0..defs.zones.len() as ZoneId)
+        .filter(|&z| zone_shown(defs, game.players(), z))
+        .map(|z| (defs.zones[z as usize].name.clone(), zone_view(game, seat, z)))
+        .collect();
     view
+}
+
+/// Whether people are shown zone `z` in a game of `players`: not bookkeeping (`shown = false`),
+/// and not the zone of a seat that does not play.
+pub fn zone_shown(defs: &Defs, players: u8, z: ZoneId) -> bool {
+    let def = &defs.zones[z as usize];
+    def.shown && def.owner.is_none_or(|s| defs.seat_in_play(s, players))
 }
 
 /// What `seat` sees of zone `z` now (one zone of [`view`]).
@@ -154,7 +165,9 @@ pub fn view_but_zones(game: &Game, seat: Option<SeatId>) -> View {
     let state = game.state();
     let mut counters = IndexMap::new();
     for (c, def) in defs.counters.iter().enumerate() {
-        if counter_shown(def, seat) {
+        // Bookkeeping, and the counters of seats that do not play, are not shown to people.
+        let shown = def.shown && def.owner.is_none_or(|s| defs.seat_in_play(s, game.players()));
+        if shown && counter_shown(def, seat) {
             counters.insert(def.name.clone(), state.counter(c as u16));
         }
     }

@@ -176,3 +176,18 @@ fn the_terminal_offers_a_chance_out_of_turn_and_enter_lets_it_pass() {
     assert!(!log.contains("blue: trip"), "{log}");
     assert!(log.contains("result "), "the game went on to its end: {log}");
 }
+
+/// What people are shown leaves out the bookkeeping (`shown = false`) and the seats that do not
+/// play; the state keeps them, and the scripts read them.
+#[test]
+fn views_leave_out_bookkeeping_and_the_seats_not_in_the_game() {
+    let game = Game::new(rules(), 2, 1).expect("starts");
+    let all = tabula::view::view(&game, None);
+    assert!(all.counters.contains_key("distance.red") && all.counters.contains_key("distance.blue"));
+    assert!(!all.counters.contains_key("distance.green"), "green does not play: {:?}", all.counters);
+    assert!(!all.counters.contains_key("tripped"), "bookkeeping: {:?}", all.counters);
+    assert!(all.zones.contains_key("hand.blue") && !all.zones.contains_key("hand.green"));
+    let text = all.render();
+    assert!(!text.contains("green") && !text.contains("tripped"), "{text}");
+    assert!(game.rules().counter("tripped").is_some(), "the state keeps the counter");
+}

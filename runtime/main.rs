@@ -140,9 +140,13 @@ enum Command {
         /// The log file(s). With several, one line per log and a summary.
         #[arg(required = true)]
         logs: Vec<PathBuf>,
-        /// Show what this seat knew at the end instead of a summary.
+        /// Show what this seat knew at the end instead of a summary: look-alike pieces folded
+        /// (`gas_can ×6`), lines wrapped at 120 columns, bookkeeping left out.
         #[arg(long, value_name = "SEAT")]
         view: Option<String>,
+        /// With --view: every piece by name, none folded, lines not wrapped.
+        #[arg(long, requires = "view")]
+        verbose: bool,
         /// Print the whole final state (every zone, piece and property) instead of a summary.
         #[arg(long, conflicts_with = "view")]
         state: bool,
@@ -332,14 +336,14 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { logs, view, state, until, seat_log, ruleset, watch } => {
+        Command::Replay { logs, view, verbose, state, until, seat_log, ruleset, watch } => {
             if logs.len() > 1 && (view.is_some() || state || until.is_some() || seat_log.is_some() || watch) {
                 return Err(Error::Input(
                     "--view, --state, --until, --seat-log and --watch show one log: give one log (several logs are checked, a line each)"
                         .into(),
                 ));
             }
-            let show = replay_cmd::Show { view, state, until, seat_log, ruleset };
+            let show = replay_cmd::Show { view, verbose, state, until, seat_log, ruleset };
             if watch {
                 return replay_cmd::watch(&logs[0], &show);
             }

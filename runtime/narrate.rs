@@ -150,7 +150,7 @@ pub fn screen(game: &Game, seat: SeatId, told: usize, options: &[String]) -> Str
         }
         out.push('\n');
     }
-    out.push_str(&view(game, Some(seat)).render());
+    out.push_str(&view(game, Some(seat)).render_compact(crate::view::SCREEN_WIDTH));
     for (i, option) in options.iter().enumerate() {
         out.push_str(&format!("  {:>2}. {option}\n", i + 1));
     }

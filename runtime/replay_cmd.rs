@@ -16,6 +16,8 @@ use tabula::{Error, Rules};
 pub struct Show {
     /// Print this seat's view at the end instead of a summary.
     pub view: Option<String>,
+    /// With `view`: every piece by name (`View::render`), not the folded, wrapped form.
+    pub verbose: bool,
     /// Print the whole final state (every zone, piece and property) instead of a summary.
     pub state: bool,
     /// Stop after this line.
@@ -105,7 +107,12 @@ pub fn run(logs: &[PathBuf], show: &Show) -> Result<ExitCode, Error> {
                 if single {
                     let seat = show.view.as_deref().map(seat_id).transpose()?;
                     if seat.is_some() || show.state {
-                        let text = view(&replay.game, seat).render();
+                        let all = view(&replay.game, seat);
+                        let text = if show.state || show.verbose {
+                            all.render()
+                        } else {
+                            all.render_compact(tabula::view::SCREEN_WIDTH)
+                        };
                         outln!("{}", text.trim_end());
                     } else {
                         outln!("{}", summary(&replay.game, replay.actions));

@@ -331,6 +331,101 @@ impl View {
     }
 }
 
+impl View {
+    /// The view as people read it at a terminal `width` columns wide: like [`View::render`],
+    /// but pieces that look alike and lie together folded into one item (`gas_can ×6`, for
+    /// `gas_can_1` to `gas_can_6` with the same properties and face), and long lines wrapped at
+    /// item boundaries. `render` lists every piece by name (tests, `--verbose`).
+    pub fn render_compact(&self, width: usize) -> String {
+        let mut out = String::new();
+        let who = self.seat.as_deref().unwrap_or("everyone (omniscient)");
+        out.push_str(&format!("view of {who}: phase {}", self.phase));
+        if self.clock_ms != 0 {
+            out.push_str(&format!(", clock {}", format_clock(self.clock_ms)));
+        }
+        out.push('\n');
+        if let Some(o) = &self.outcome {
+            out.push_str(&format!("game over: {o}\n"));
+        }
+        if !self.counters.is_empty() {
+            let items: Vec<String> = self.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            wrap_items(&mut out, "counters: ", &items, width);
+        }
+        for (name, z) in &self.zones {
+            if z.count == Some(0) || (z.count.is_none() && z.pieces.is_empty()) {
+                continue;
+            }
+            let mut items = fold_pieces(&z.pieces);
+            if z.hidden > 0 {
+                items.push(format!("{} hidden", z.hidden));
+            }
+            wrap_items(&mut out, &format!("  {name}: "), &items, width);
+        }
+        if let Some(d) = &self.decision {
+            out.push_str(&format!("decide: {d}\n"));
+        } else if !self.to_act.is_empty() {
+            out.push_str(&format!("waiting for: {}\n", self.to_act.join(", ")));
+        }
+        out
+    }
+}
+
+/// A piece as `render` writes it, and the same without its name (what two pieces must share to
+/// be folded together).
+fn piece_text(p: &PieceView) -> (String, String) {
+    let props: Vec<String> = p.props.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let face = if p.face_up { "" } else { " (face down)" };
+    let looks = if props.is_empty() { face.to_string() } else { format!("[{}]{face}", props.join(" ")) };
+    (format!("{}{looks}", p.name), looks)
+}
+
+/// A piece's name without the number `count` gives it (`gas_can` for `gas_can_3`).
+fn base_name(name: &str) -> &str {
+    match name.rsplit_once('_') {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    }
+}
+
+/// The zone's pieces as items, runs of look-alikes (same base name, properties and face) folded
+/// into one: `gas_can ×6`.
+fn fold_pieces(pieces: &[PieceView]) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut i = 0;
+    while i < pieces.len() {
+        let (text, looks) = piece_text(&pieces[i]);
+        let base = base_name(&pieces[i].name);
+        let run = pieces[i..].iter().take_while(|p| base_name(&p.name) == base && piece_text(p).1 == looks).count();
+        items.push(if run > 1 { format!("{base}{looks} \u{d7}{run}") } else { text });
+        i += run.max(1);
+    }
+    items
+}
+
+/// Writes `head` and the items joined by commas, breaking lines at item boundaries so that
+/// each fits in `width` columns where an item allows (continuation lines indented by four).
+fn wrap_items(out: &mut String, head: &str, items: &[String], width: usize) {
+    let mut line = head.to_string();
+    let mut first = true;
+    for (k, item) in items.iter().enumerate() {
+        let sep = if k + 1 < items.len() { "," } else { "" };
+        let piece = format!("{}{item}{sep}", if first { "" } else { " " });
+        if !first && line.chars().count() + piece.chars().count() > width {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = format!("    {item}{sep}");
+        } else {
+            line.push_str(&piece);
+        }
+        first = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+}
+
+/// The width of the terminal's screens: the views are wrapped to it.
+pub const SCREEN_WIDTH: usize = 120;
+
 /// `mm:ss.mmm` for a game time in milliseconds.
 pub fn format_clock(ms: i64) -> String {
     format!("{:02}:{:02}.{:03}", ms / 60_000, (ms / 1000) % 60, ms % 1000)
@@ -340,4 +435,43 @@ pub fn format_clock(ms: i64) -> String {
 pub fn describe_options(game: &Game, seat: SeatId) -> Vec<String> {
     let defs = &**game.rules();
     game.legal_actions(seat).unwrap_or_default().iter().map(|a| describe_action(defs, a)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(name: &str, props: &[(&str, &str)], face_up: bool) -> PieceView {
+        let props = props.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        PieceView { name: name.into(), face_up, props }
+    }
+
+    #[test]
+    fn look_alike_pieces_lying_together_fold_into_one_item() {
+        let pieces = [
+            piece("gas_can_1", &[], true),
+            piece("gas_can_2", &[], true),
+            piece("gas_can_3", &[], false),
+            piece("die_1", &[("face", "key")], true),
+            piece("die_2", &[("face", "key")], true),
+            piece("die_3", &[("face", "torch")], true),
+            piece("sandra", &[], true),
+        ];
+        assert_eq!(
+            fold_pieces(&pieces),
+            ["gas_can ×2", "gas_can_3 (face down)", "die[face=key] ×2", "die_3[face=torch]", "sandra"]
+        );
+    }
+
+    #[test]
+    fn long_lists_wrap_at_item_boundaries_within_the_width() {
+        let items: Vec<String> = (1..=30).map(|i| format!("item_{i}")).collect();
+        let mut out = String::new();
+        wrap_items(&mut out, "  zone: ", &items, 40);
+        assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+        assert!(out.starts_with("  zone: item_1, item_2,") && out.lines().nth(1).unwrap().starts_with("    item_"));
+        // Every item is still there, once, in order.
+        let joined: Vec<&str> = out.split([',', '\n', ' ']).filter(|w| w.starts_with("item_")).collect();
+        assert_eq!(joined, items.iter().map(String::as_str).collect::<Vec<_>>());
+    }
 }

@@ -14,6 +14,9 @@ use std::rc::Rc;
 use tabula::log::{ReplayOptions, parse, parse_with_grammar, replay_with, rules_for, seat_log};
 use tabula::view::view;
 
+/// The rulesets whose seats' views fit a terminal screen (issue 32's bar).
+const SCREEN_SIZED: [&str; 3] = ["blackgate", "colditz", "east-berlin"];
+
 #[test]
 fn example_logs_replay_to_their_stated_end() {
     insta::glob!("../../examples/logs", "**/*.log", |path| {
@@ -31,6 +34,22 @@ fn example_logs_replay_to_their_stated_end() {
         let game = &replay.game;
         if let Some(result) = log.result() {
             assert_eq!(game.outcome(), Some(result), "{name}: the outcome differs from the log's result line");
+        }
+
+        // What a seat is shown at the terminal fits a screen of 40 lines of 120 columns, for the
+        // rulesets that are drawn so far (Temple's chambers and Escape Plan's city are lists of
+        // tiles until their grids are drawn).
+        let ruleset = path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
+        if SCREEN_SIZED.contains(&ruleset) {
+            for seat in 0..game.players() {
+                let text = view(game, Some(seat)).render_compact(120);
+                let wide = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+                assert!(
+                    text.lines().count() <= 40 && wide <= 120,
+                    "{name}, seat {seat}: {} lines, {wide} columns:\n{text}",
+                    text.lines().count()
+                );
+            }
         }
 
         let mut out = String::new();

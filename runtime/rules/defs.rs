@@ -90,6 +90,9 @@ pub struct Defs {
     pub dice: Vec<DieDef>,
     /// Links of the board graph.
     pub edges: Vec<EdgeDef>,
+    /// For each zone, the indices in `edges` of the links that start or end there, in the order
+    /// of `edges`: the board's natives walk a zone's links without scanning the whole board.
+    pub(crate) edges_at: Vec<Vec<u32>>,
     /// Phases of the flow.
     pub phases: Vec<PhaseDef>,
     /// Actions seats can take.
@@ -566,6 +569,29 @@ pub struct HookDef {
 }
 
 impl Defs {
+    /// The links that start or end at `zone`, in the order of `edges` (a link from a zone to
+    /// itself once).
+    pub(crate) fn edges_of(&self, zone: ZoneId) -> impl Iterator<Item = &EdgeDef> + '_ {
+        self.edges_at.get(zone as usize).into_iter().flatten().filter_map(|&i| self.edges.get(i as usize))
+    }
+
+    /// Fills in `edges_at` from `edges`, once they are all known.
+    pub(crate) fn index_edges(&mut self) {
+        let mut at = vec![Vec::new(); self.zone_names.len()];
+        for (i, e) in self.edges.iter().enumerate() {
+            let i = i as u32;
+            if let Some(list) = at.get_mut(e.from as usize) {
+                list.push(i);
+            }
+            if e.to != e.from
+                && let Some(list) = at.get_mut(e.to as usize)
+            {
+                list.push(i);
+            }
+        }
+        self.edges_at = at;
+    }
+
     /// A zone by name.
     pub fn zone(&self, name: &str) -> Option<ZoneId> {
         self.zone_index.get(name).copied()

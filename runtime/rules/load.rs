@@ -775,6 +775,7 @@ impl Loader<'_> {
                 self.defs.edges.push(EdgeDef { from, to, one_way: e.one_way, kind: e.kind.as_deref().map(Into::into) });
             }
         }
+        self.defs.index_edges();
         for (i, name) in m.phases.keys().enumerate() {
             self.defs.phase_index.insert(name.clone(), i as PhaseId);
             self.defs.phase_names.push(name.as_str().into());

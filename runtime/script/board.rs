@@ -13,21 +13,24 @@ use crate::state::State;
 pub(super) fn graph_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> RhaiResult<Map> {
     let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
     steps[start as usize] = Some(0);
-    let mut frontier = vec![false; defs.zone_names.len()];
-    frontier[start as usize] = true;
+    // The zones reached at the last distance; each step walks only their links.
+    let mut frontier = vec![start];
+    let mut next = Vec::new();
     let mut d = 0;
-    while d < most && frontier.iter().any(|&f| f) {
+    while d < most && !frontier.is_empty() {
         d += 1;
-        let mut next = vec![false; defs.zone_names.len()];
-        for e in &defs.edges {
-            for (a, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
-                if (forward != towards || !e.one_way) && frontier[a as usize] && steps[b as usize].is_none() {
-                    steps[b as usize] = Some(d);
-                    next[b as usize] = true;
+        for &a in &frontier {
+            for e in defs.edges_of(a) {
+                for (x, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
+                    if x == a && (forward != towards || !e.one_way) && steps[b as usize].is_none() {
+                        steps[b as usize] = Some(d);
+                        next.push(b);
+                    }
                 }
             }
         }
-        frontier = next;
+        std::mem::swap(&mut frontier, &mut next);
+        next.clear();
     }
     let mut out = Map::new();
     for (z, s) in steps.iter().enumerate() {

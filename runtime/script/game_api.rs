@@ -588,7 +588,7 @@ pub(super) fn register(engine: &mut Registry) {
         g.charge(g.defs.edges.len())?;
         let z = g.zone(zone)?;
         let mut out = Array::new();
-        for e in &g.defs.edges {
+        for e in g.defs.edges_of(z) {
             if e.from == z {
                 out.push(Dynamic::from(g.defs.zone_names[e.to as usize].clone()));
             } else if e.to == z && !e.one_way {
@@ -600,14 +600,14 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("edge_kind", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<Dynamic> {
         g.charge(g.defs.edges.len())?;
         let (a, b) = (g.zone(from)?, g.zone(to)?);
-        let e = g.defs.edges.iter().find(|e| (e.from == a && e.to == b) || (!e.one_way && e.from == b && e.to == a));
+        let e = g.defs.edges_of(a).find(|e| (e.from == a && e.to == b) || (!e.one_way && e.from == b && e.to == a));
         Ok(e.and_then(|e| e.kind.clone()).map(Dynamic::from).unwrap_or(Dynamic::UNIT))
     });
     engine.register_fn("links", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
         g.charge(g.defs.edges.len())?;
         let z = g.zone(zone)?;
         let mut out = Array::new();
-        for e in &g.defs.edges {
+        for e in g.defs.edges_of(z) {
             let (to, against) = match (e.from == z, e.to == z) {
                 (true, _) => (e.to, false),
                 (false, true) => (e.from, e.one_way),

@@ -62,10 +62,13 @@ pub(crate) const TOO_DEEP: &str = "Nesting of arrays and maps";
 
 /// Whether arrays and maps nest more than `limit` deep in a value.
 pub(crate) fn nests_deeper(value: &Dynamic, limit: usize) -> bool {
+    // Most items are plain values (numbers, names): they are passed over without trying to
+    // read them as each kind of container (the interpreter asks this at every variable read).
+    let deeper = |v: &Dynamic| (v.is_array() || v.is_map()) && nests_deeper(v, limit - 1);
     if let Some(list) = value.read_lock::<Array>() {
-        limit == 0 || list.iter().any(|v| nests_deeper(v, limit - 1))
+        limit == 0 || list.iter().any(deeper)
     } else if let Some(map) = value.read_lock::<Map>() {
-        limit == 0 || map.values().any(|v| nests_deeper(v, limit - 1))
+        limit == 0 || map.values().any(deeper)
     } else {
         false
     }

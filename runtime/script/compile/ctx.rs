@@ -81,6 +81,14 @@ pub(crate) struct Ctx<'a> {
     pub(super) lent_back: std::mem::ManuallyDrop<[Dynamic; 8]>,
     /// Which places of `lent_back` were ever filled (bit k: place k), to release only those.
     lent_filled: u8,
+    /// The data sizes of the list in one slot of the stack (its index from the bottom), known
+    /// since the last `list += item` on it (see [`Ctx::take_sized`]): the next push then adds
+    /// the item's sizes instead of walking the whole list again, which made building a list of
+    /// options item by item cost the square of its length. Forgotten whenever that slot may be
+    /// written otherwise: at each access to it through [`Ctx::slot`], when a function is entered
+    /// or left above it, and when a native is given it by reference
+    /// (`NativeSite::call_on_slot`).
+    sized: Option<(usize, Sizes)>,
 }
 
 thread_local! {
@@ -114,6 +122,7 @@ impl<'a> Ctx<'a> {
             extra_back: None,
             lent_back: std::mem::ManuallyDrop::new(Default::default()),
             lent_filled: 0,
+            sized: None,
         }
     }
 
@@ -144,9 +153,31 @@ impl<'a> Ctx<'a> {
         &self.stack[self.base + slot]
     }
 
+    /// A slot of the running function's frame, to write (which forgets its known sizes).
+    #[inline]
     pub(super) fn slot(&mut self, slot: usize) -> &mut Dynamic {
+        self.forget_sizes(slot);
+        &mut self.stack[self.base + slot]
+    }
+
+    /// Takes a slot's value out for `target op= value`, with its data sizes when they are known
+    /// from the last push onto it (see [`Ctx::put_sized`]).
+    #[inline]
+    pub(super) fn take_sized(&mut self, slot: usize) -> (Dynamic, Option<Sizes>) {
         let at = self.base + slot;
-        &mut self.stack[at]
+        let known = match self.sized.take() {
+            Some((s, sizes)) if s == at => Some(sizes),
+            _ => None,
+        };
+        (std::mem::take(&mut self.stack[at]), known)
+    }
+
+    /// Puts back the value [`Ctx::take_sized`] took, with its data sizes if they are known.
+    #[inline]
+    pub(super) fn put_sized(&mut self, slot: usize, value: Dynamic, sizes: Option<Sizes>) {
+        let at = self.base + slot;
+        set(&mut self.stack[at], value);
+        self.sized = sizes.map(|z| (at, z));
     }
 
     /// Calls compiled hook function `f` with the game's (or a view's) handle and the hook's
@@ -186,6 +217,8 @@ impl<'a> Ctx<'a> {
         pos: Position,
         lent: u8,
     ) -> (Res<Dynamic>, Dynamic) {
+        // Known sizes of a slot at or above the new frame's base belonged to a frame gone.
+        self.forget_sizes_from(new_base);
         let Some(function) = self.calls.prog.functions.get(f).and_then(Option::as_ref) else {
             let this = std::mem::take(&mut self.stack[new_base]);
             self.take_lent(new_base, lent);
@@ -215,6 +248,9 @@ impl<'a> Ctx<'a> {
         self.this_bound = bound;
         self.calls.level += 1;
         let result = (function.body)(self);
+        // The callee's own frame is popped; the caller's slots, below it, were reached only
+        // through `slot` (its lent handles and `this` are moved out that way).
+        self.forget_sizes_from(new_base);
         self.calls.level -= 1;
         self.base = old_base;
         self.this_bound = old_bound;
@@ -273,8 +309,27 @@ impl<'a> Ctx<'a> {
         call_rhai(self.engine, &mut self.calls, name, is_ref_mut, args, pos)
     }
 
+    /// Forgets the data sizes known of a slot of the running function's frame, which is about
+    /// to be written otherwise than through [`Ctx::slot`].
+    #[inline]
+    pub(super) fn forget_sizes(&mut self, slot: usize) {
+        let at = self.base + slot;
+        if matches!(self.sized, Some((s, _)) if s == at) {
+            self.sized = None;
+        }
+    }
+
+    /// Forgets the data sizes known of any slot from `at` (on the stack) up.
+    #[inline]
+    fn forget_sizes_from(&mut self, at: usize) {
+        if matches!(self.sized, Some((s, _)) if s >= at) {
+            self.sized = None;
+        }
+    }
+
     /// The engine, the calls into Rhai and the stack, borrowed apart (a native's arguments
-    /// sit on the stack while it is called).
+    /// sit on the stack while it is called). Whoever writes a frame's slot through it forgets
+    /// the slot's known sizes first ([`Ctx::forget_sizes`]).
     pub(super) fn split(&mut self) -> (&'a Engine, &mut Calls<'a>, &mut Vec<Dynamic>) {
         (self.engine, &mut self.calls, &mut self.stack)
     }

@@ -682,6 +682,7 @@ impl NativeSite {
     /// is (as Rhai passes a variable by reference).
     pub(super) fn call_on_slot(&self, c: &mut Ctx, slot: usize, from: usize) -> Res<Dynamic> {
         let at = c.base + slot;
+        c.forget_sizes(slot);
         let (engine, store, stack) = c.split();
         // A frame's slots lie below the arguments pushed for its calls.
         let (frame, rest) = stack.split_at_mut(from);

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use rhai::{Dynamic, ImmutableString, Position};
 
-use super::ctx::{Ctx, Res};
+use super::ctx::{Ctx, Res, Sizes, data_sizes, over_limit};
 use crate::script::MAX_DATA_SIZE;
 
 /// A binary operator the compiler computes inline for some types.
@@ -221,13 +221,30 @@ pub(super) fn assign(
     op: Op,
     syntax: (&str, &str),
     target: &mut Dynamic,
-    mut value: Dynamic,
+    value: Dynamic,
     pos: Position,
     root: Position,
 ) -> Res<()> {
+    assign_sized(ctx, op, syntax, target, value, pos, root, None).map(|_| ())
+}
+
+/// [`assign`], given the target's data sizes when they are known, and giving them after a push
+/// (`list += item`): the list's sizes are then its sizes before plus the item's, the same
+/// figures the whole walk of the list finds, without walking it.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn assign_sized(
+    ctx: &mut Ctx,
+    op: Op,
+    syntax: (&str, &str),
+    target: &mut Dynamic,
+    mut value: Dynamic,
+    pos: Position,
+    root: Position,
+    known: Option<Sizes>,
+) -> Res<Option<Sizes>> {
     if let Some(v) = inline(op, target, &value) {
         *target = v;
-        return Ok(());
+        return Ok(None);
     }
     // `list += x` pushes `x` when it is not a list (Rhai's `+=` on a list is its `push`, or its
     // `append` for a list).
@@ -235,9 +252,15 @@ pub(super) fn assign(
         && !value.is_array()
         && let Some(mut list) = target.write_lock::<rhai::Array>()
     {
+        let item = known.map(|_| data_sizes(&value));
         list.push(value);
         drop(list);
-        return super::ctx::check_size(target, root);
+        let sizes = match (known, item) {
+            (Some(before), Some(item)) => before.with(item, true),
+            _ => data_sizes(target),
+        };
+        over_limit(sizes, root)?;
+        return Ok(Some(sizes));
     }
     let (op_assign, op_name) = syntax;
     match ctx.call_rhai(op_assign, true, &mut [&mut *target, &mut value], pos) {
@@ -248,7 +271,7 @@ pub(super) fn assign(
         }
         Err(err) => return Err(err),
     }
-    super::ctx::check_size(target, root)
+    super::ctx::check_size(target, root).map(|()| None)
 }
 
 /// Functions of Rhai's standard library the compiler computes itself, as the library does.

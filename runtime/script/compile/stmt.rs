@@ -253,9 +253,11 @@ impl FnCompiler<'_> {
             match op {
                 None => set(c.slot(slot), value),
                 Some((op, op_assign, op_name)) => {
-                    let mut target = std::mem::take(c.slot(slot));
-                    let result = ops::assign(c, op, (op_assign, op_name), &mut target, value, pos, lhs_pos);
-                    set(c.slot(slot), target);
+                    let (mut target, known) = c.take_sized(slot);
+                    let result =
+                        ops::assign_sized(c, op, (op_assign, op_name), &mut target, value, pos, lhs_pos, known);
+                    let sizes = result.as_ref().ok().copied().flatten();
+                    c.put_sized(slot, target, sizes);
                     result?;
                 }
             }

@@ -230,6 +230,17 @@ const LIMITS: &[&str] = &[
     "let m = #{}; loop { m.grow(); }",
     "let a = []; for i in 0..63 { a = [a]; } a.len()",
     "let a = []; for i in 0..64 { a = [a]; } a.len()",
+    // Pushes onto a list whose sizes the compiled code keeps from one push to the next, with
+    // the list, or what it holds, grown in other ways between them.
+    "let l = []; loop { l += \"0123456789\"; }",
+    "let l = []; loop { l += 1; }",
+    "let l = [[]]; loop { l += \"0123456789\"; l[0] += [1, 2, 3]; }",
+    "let l = []; loop { l += 1; l.push(\"0123456789\"); }",
+    "let l = [[]]; loop { l += 1; l.grow_first(); }",
+    "let l = []; loop { l += pushed(); }",
+    "let l = []; let a = []; loop { a = [a]; l += a; }",
+    "let l = []; loop { l += #{ s: \"0123456789\" }; l[l.len() - 1].s += \"0123456789\"; }",
+    "let l = []; let k = []; loop { l += 1; k = l; k += \"0123456789\"; l = k; }",
 ];
 
 /// Script functions the snippets call by name.
@@ -245,6 +256,8 @@ fn deep(n) { if n == 0 { 0 } else { [n].map(|x| deep(x - 1))[0] + 1 } }
 fn rec(n) { if n == 0 { 0 } else { rec(n - 1) + 1 } }
 fn wrap(x) { [x] }
 fn grow() { this = #{ inner: this }; }
+fn grow_first() { this[0] += ["0123456789"]; }
+fn pushed() { let k = []; k += "0123456789"; k += 1; k }
 "#;
 
 /// The snippets: each the body of a hook `fn sN(game)`.

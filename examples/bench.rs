@@ -12,7 +12,9 @@
 //! `--seconds`, whichever comes first, so a slow ruleset plays fewer games. Allocations are
 //! counted by this program's own global allocator: "after setup" counts from the moment the
 //! game is set up and its agents made to the game's end (what a playout costs a search agent),
-//! "with setup" the whole game. A game is timed with its setup.
+//! "with setup" the whole game. A game is timed with its setup. The CPU time per decision is the
+//! thread's own (Linux's `/proc/thread-self/schedstat`; wall time elsewhere): on a shared
+//! machine it moves less than games per second, but compare builds side by side all the same.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::rc::Rc;
@@ -77,6 +79,7 @@ struct Row {
     games: u64,
     seconds: f64,
     decisions: u64,
+    cpu_seconds: f64,
     after_setup: u64,
     with_setup: u64,
 }
@@ -97,9 +100,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "| ruleset | players | agent | games/s (one thread) | decisions/game | allocations/game after setup | allocations/game with setup | games played |"
+        "| ruleset | players | agent | games/s (one thread) | decisions/game | CPU µs/decision | allocations/game after setup | allocations/game with setup | games played |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for case in CASES.iter().filter(|c| only.is_empty() || only.iter().any(|o| o == c.ruleset)) {
         let rules = Rc::new(tabula::load(case.ruleset, &LoadOptions::default())?);
         let players = case.players.unwrap_or(rules.players.0);
@@ -112,10 +115,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let row = measure(&rules, players, &agent, max_games, budget)?;
             let games = row.games as f64;
             println!(
-                "| {} | {players} | {agent} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
+                "| {} | {players} | {agent} | {:.0} | {:.0} | {:.1} | {:.0} | {:.0} | {} |",
                 case.ruleset,
                 games / row.seconds,
                 row.decisions as f64 / games,
+                row.cpu_seconds * 1e6 / row.decisions.max(1) as f64,
                 row.after_setup as f64 / games,
                 row.with_setup as f64 / games,
                 row.games
@@ -134,8 +138,9 @@ fn measure(
     budget: Duration,
 ) -> Result<Row, tabula::Error> {
     let kinds = vec![agent.to_string(); players as usize];
-    let mut row = Row { games: 0, seconds: 0.0, decisions: 0, after_setup: 0, with_setup: 0 };
+    let mut row = Row { games: 0, seconds: 0.0, decisions: 0, cpu_seconds: 0.0, after_setup: 0, with_setup: 0 };
     let start = Instant::now();
+    let cpu_start = thread_cpu_seconds();
     while row.games < max_games && (row.games == 0 || start.elapsed() < budget) {
         // Seeded as `tabula sim --seed 0` seeds its games.
         let seed = Rng::derive_seed(0, row.games);
@@ -150,5 +155,16 @@ fn measure(
         row.games += 1;
     }
     row.seconds = start.elapsed().as_secs_f64();
+    row.cpu_seconds = match (cpu_start, thread_cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => row.seconds,
+    };
     Ok(row)
+}
+
+/// The CPU time this thread has run, in seconds, where the system tells it (Linux).
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanoseconds: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(nanoseconds as f64 / 1e9)
 }

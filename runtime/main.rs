@@ -81,7 +81,8 @@ pub fn parse_set(text: &str) -> Result<(String, String), String> {
 enum Command {
     /// List the rulesets found, with their variants.
     List,
-    /// Load, validate and compile a ruleset; print every problem with file, line and column.
+    /// Load, validate and compile a ruleset; print every problem with file, line and column;
+    /// then play 10 random games, spread over every player count the ruleset allows.
     Check {
         #[command(flatten)]
         ruleset: RulesetArgs,
@@ -217,9 +218,26 @@ fn main() -> ExitCode {
 }
 
 /// In how many of `tabula check`'s games every option a phase's `options` hook lists is
-/// checked against the actions' domains, built-in checks and `legal` hooks (and back): a few
-/// hook calls per option, so not all ten.
+/// checked against the actions' domains, built-in checks and `legal` hooks (and back), when
+/// the ruleset is played by one player count (one game at each count otherwise): a few hook
+/// calls per option, so not all ten.
 const CHECKED_OPTIONS_GAMES: u64 = 3;
+/// How many random games `tabula check` plays, spread over the player counts.
+const CHECK_GAMES: u64 = 10;
+
+/// Player counts in words: `2 to 6 players`, `2, 3 or 5 players`.
+fn counts_in_words(counts: &[u8]) -> String {
+    let consecutive = counts.windows(2).all(|w| w[1] == w[0] + 1);
+    match counts {
+        [] => "no player count".into(),
+        [one] => counted((*one).into(), "player"),
+        [first, _, .., last] if consecutive => format!("{first} to {last} players"),
+        [init @ .., last] => {
+            let init: Vec<String> = init.iter().map(u8::to_string).collect();
+            format!("{} or {last} players", init.join(", "))
+        }
+    }
+}
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
@@ -249,32 +267,50 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 Ok(rules) => {
                     // A ruleset that loads can still fail when its hooks run: play a few games
                     // with random agents before calling it sound.
+                    // The games are spread over every player count the ruleset allows: a rule
+                    // may fail at one count only (a deal for six, a variant that excludes two).
                     let rules = Rc::new(rules);
-                    let options = SimOptions {
-                        games: 10,
-                        max_decisions: 100_000,
-                        agent: Some("random".into()),
-                        check_options: CHECKED_OPTIONS_GAMES,
-                        ..SimOptions::default()
-                    };
-                    let report = match simulate(rules.clone(), &options, &mut |_| {}) {
-                        Ok(report) => report,
-                        Err(e) => {
-                            eprint!("{}", render(&e, &rules.sources));
-                            eprintln!("{}: loads, but fails in play", ruleset.ruleset);
+                    let counts: Vec<u8> =
+                        (rules.players.0..=rules.players.1).filter(|n| !rules.excluded_players.contains(n)).collect();
+                    let per_count = CHECK_GAMES.div_ceil(counts.len().max(1) as u64);
+                    let (mut played, mut checked) = (0, 0);
+                    for &players in &counts {
+                        let options = SimOptions {
+                            games: per_count,
+                            players: Some(players),
+                            max_decisions: 100_000,
+                            agent: Some("random".into()),
+                            // One game at each count, or three at the only one.
+                            check_options: if counts.len() == 1 { CHECKED_OPTIONS_GAMES.min(per_count) } else { 1 },
+                            ..SimOptions::default()
+                        };
+                        let report = match simulate(rules.clone(), &options, &mut |_| {}) {
+                            Ok(report) => report,
+                            Err(e) => {
+                                eprint!("{}", render(&e, &rules.sources));
+                                eprintln!("{}: loads, but fails in play", ruleset.ruleset);
+                                return Ok(ExitCode::FAILURE);
+                            }
+                        };
+                        let unfinished = report.outcomes.get(tabula::balance::STOPPED).copied().unwrap_or(0);
+                        if unfinished > 0 {
+                            eprintln!(
+                                "{}: loads, but {unfinished} of {per_count} random games at {} did not end within {} decisions",
+                                ruleset.ruleset,
+                                counted(players.into(), "player"),
+                                options.max_decisions
+                            );
                             return Ok(ExitCode::FAILURE);
                         }
-                    };
-                    let unfinished = report.outcomes.get(tabula::balance::STOPPED).copied().unwrap_or(0);
-                    if unfinished > 0 {
-                        eprintln!(
-                            "{}: loads, but {unfinished} of 10 random games did not end within {} decisions",
-                            ruleset.ruleset, options.max_decisions
-                        );
-                        return Ok(ExitCode::FAILURE);
+                        played += per_count;
+                        checked += options.check_options;
                     }
+                    let at = match counts.as_slice() {
+                        [one] => counted((*one).into(), "player"),
+                        _ => format!("{}, {} at each count", counts_in_words(&counts), per_count),
+                    };
                     outln!(
-                        "{}: ok ({}, {}, {}, {}, {}; 10 random games played, the options hooks checked against the actions' own checks in {CHECKED_OPTIONS_GAMES})",
+                        "{}: ok ({}, {}, {}, {}, {}; {played} random games played at {at}, the options hooks checked against the actions' own checks in {checked})",
                         rules.id,
                         counted(rules.zones.len(), "zone"),
                         counted(rules.pieces.len(), "piece"),

@@ -218,3 +218,22 @@ fn a_mistyped_hook_gets_the_likely_function() {
     assert!(!ok);
     assert!(err.contains("no script function `begn` taking 1 argument (did you mean `begin`?)"), "{err}");
 }
+
+#[test]
+fn check_plays_every_player_count_and_names_the_one_that_fails() {
+    let (ok, out, err) = crate::common::tabula(&["check", "tests/fixtures/interrupts"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("10 random games played at 2 or 3 players, 5 at each count"), "{out}");
+    // A deal that fails with three players only is found, and the command that plays the failing
+    // game again says so.
+    let dir = std::env::temp_dir().join(format!("tabula-check-counts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("tests/fixtures/interrupts/game.toml", dir.join("game.toml")).unwrap();
+    let script = std::fs::read_to_string("tests/fixtures/interrupts/rules.rhai").unwrap();
+    let script = script.replace("fn deal(game) {", "fn deal(game) {\n    if game.players() == 3 { throw \"no deal for three\"; }");
+    std::fs::write(dir.join("rules.rhai"), script).unwrap();
+    let (ok, err) = check(dir.to_str().unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!ok, "{err}");
+    assert!(err.contains("no deal for three") && err.contains("--players 3"), "{err}");
+}

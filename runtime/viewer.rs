@@ -75,9 +75,11 @@ pub struct Step {
     /// What changed in the observer's view with the step (nothing, at the first step shown).
     #[serde(skip_serializing_if = "ViewChange::is_empty")]
     pub view: ViewChange,
-    /// The options of each seat to decide (the observer's own only, in a seat's timeline) that
-    /// changed since that seat last had to decide: the page keeps each seat's last options and
-    /// shows those of the seats in the view's `to_act`.
+    /// The options of each seat to decide or that may act out of turn (the observer's own only,
+    /// in a seat's timeline) that changed since that seat last had them: the page keeps each
+    /// seat's last options and shows those of the seats in the view's `to_act`, then the other
+    /// seats' that are not empty (out of turn). A seat that no longer decides has its options
+    /// emptied.
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub options: IndexMap<String, Splice<String>>,
 }
@@ -517,7 +519,23 @@ impl Observer {
             }
         };
         let mut options = IndexMap::new();
-        for s in game.to_act().into_iter().filter(|&s| seat.is_none_or(|own| own == s)) {
+        // The seats the game waits for, and those that may act out of turn (with an option).
+        let deciding: Vec<SeatId> = game
+            .to_act()
+            .into_iter()
+            .chain(game.out_of_turn_seats().filter(|&s| !describe_options(game, s).is_empty()))
+            .filter(|&s| seat.is_none_or(|own| own == s))
+            .collect();
+        // A seat that decided and no longer does: its options end, so that the page does not
+        // show them as out of turn.
+        for (name, old) in self.options.iter_mut() {
+            let gone = !old.is_empty() && !deciding.iter().any(|&s| game.rules().seats[s as usize].name == *name);
+            if gone {
+                options.insert(name.clone(), Splice(0, 0, Vec::new()));
+                old.clear();
+            }
+        }
+        for s in deciding {
             let name = &game.rules().seats[s as usize].name;
             let new = describe_options(game, s);
             let old = self.options.get(name).map(Vec::as_slice).unwrap_or(&[]);

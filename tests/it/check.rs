@@ -230,7 +230,8 @@ fn check_plays_every_player_count_and_names_the_one_that_fails() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy("tests/fixtures/interrupts/game.toml", dir.join("game.toml")).unwrap();
     let script = std::fs::read_to_string("tests/fixtures/interrupts/rules.rhai").unwrap();
-    let script = script.replace("fn deal(game) {", "fn deal(game) {\n    if game.players() == 3 { throw \"no deal for three\"; }");
+    let script = script
+        .replace("fn deal(game) {", "fn deal(game) {\n    if game.players() == 3 { throw \"no deal for three\"; }");
     std::fs::write(dir.join("rules.rhai"), script).unwrap();
     let (ok, err) = check(dir.to_str().unwrap());
     let _ = std::fs::remove_dir_all(&dir);

@@ -221,3 +221,35 @@ fn a_page_past_its_bytes_is_refused_with_a_part_that_fits() {
     let fits = page_within(&log, rules, 2, &observers, part, "escape.log", limits).expect("the part fits");
     assert!(serde_json::to_string(&fits).expect("json").len() <= 60_000 + 1_000, "the board aside");
 }
+
+/// A seat that may act out of turn has its options on the page: in Colditz's
+/// appel-search-and-interrupt.log the American may play its interrupt card during the Security
+/// Officer's turn, and its page (and everyone's) offers it, then empties its options once the
+/// card is spent.
+#[test]
+fn a_page_offers_a_seats_options_out_of_turn() {
+    let text = std::fs::read_to_string("examples/logs/colditz/appel-search-and-interrupt.log").expect("log");
+    let log = parse(&text, 0).expect("parses");
+    let rules = Rc::new(rules_for(&log).expect("rules"));
+    let players = log.int_tag("players").map_or(rules.players.0, |p| p as u8);
+    let american = rules.seat("american").expect("seat");
+    let made = page(&log, rules.clone(), players, &[Some(american)], Part::default(), "game.log").expect("page");
+    let timeline = &made.timelines[0];
+    let mut options: Vec<String> = Vec::new();
+    let (mut offered, mut emptied) = (false, false);
+    for (step, view) in timeline.steps.iter().zip(views(timeline)) {
+        if let Some(splice) = step.options.get("american") {
+            options = splice.apply(&options);
+        }
+        let interrupt = options.iter().any(|o| o == "american: interrupt diversion_card_1");
+        if interrupt {
+            assert_eq!(view.to_act, ["german"], "out of turn: the game waits for the Security Officer");
+            offered = true;
+        } else if offered {
+            emptied = true;
+        }
+    }
+    assert!(offered && emptied, "offered {offered}, emptied {emptied}");
+    // The page's script shows them under the seat's name, out of turn.
+    assert!(html(&made).contains("may, out of turn:"));
+}

@@ -142,7 +142,7 @@ enum Command {
         #[arg(required = true)]
         logs: Vec<PathBuf>,
         /// Show what this seat knew at the end instead of a summary: look-alike pieces folded
-        /// (`gas_can ×6`), lines wrapped at 120 columns, bookkeeping left out.
+        /// (`coin ×6`), lines wrapped at 120 columns, bookkeeping left out.
         #[arg(long, value_name = "SEAT")]
         view: Option<String>,
         /// With --view: every piece by name, none folded, lines not wrapped.

@@ -333,8 +333,8 @@ impl View {
 
 impl View {
     /// The view as people read it at a terminal `width` columns wide: like [`View::render`],
-    /// but pieces that look alike and lie together folded into one item (`gas_can ×6`, for
-    /// `gas_can_1` to `gas_can_6` with the same properties and face), and long lines wrapped at
+    /// but pieces that look alike and lie together folded into one item (`coin ×6`, for
+    /// `coin_1` to `coin_6` with the same properties and face), and long lines wrapped at
     /// item boundaries. `render` lists every piece by name (tests, `--verbose`).
     pub fn render_compact(&self, width: usize) -> String {
         let mut out = String::new();
@@ -379,7 +379,7 @@ fn piece_text(p: &PieceView) -> (String, String) {
     (format!("{}{looks}", p.name), looks)
 }
 
-/// A piece's name without the number `count` gives it (`gas_can` for `gas_can_3`).
+/// A piece's name without the number `count` gives it (`coin` for `coin_3`).
 fn base_name(name: &str) -> &str {
     match name.rsplit_once('_') {
         Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
@@ -388,7 +388,7 @@ fn base_name(name: &str) -> &str {
 }
 
 /// The zone's pieces as items, runs of look-alikes (same base name, properties and face) folded
-/// into one: `gas_can ×6`.
+/// into one: `coin ×6`.
 fn fold_pieces(pieces: &[PieceView]) -> Vec<String> {
     let mut items = Vec::new();
     let mut i = 0;
@@ -449,18 +449,15 @@ mod tests {
     #[test]
     fn look_alike_pieces_lying_together_fold_into_one_item() {
         let pieces = [
-            piece("gas_can_1", &[], true),
-            piece("gas_can_2", &[], true),
-            piece("gas_can_3", &[], false),
-            piece("die_1", &[("face", "key")], true),
-            piece("die_2", &[("face", "key")], true),
-            piece("die_3", &[("face", "torch")], true),
-            piece("sandra", &[], true),
+            piece("coin_1", &[], true),
+            piece("coin_2", &[], true),
+            piece("coin_3", &[], false),
+            piece("die_1", &[("face", "3")], true),
+            piece("die_2", &[("face", "3")], true),
+            piece("die_3", &[("face", "5")], true),
+            piece("pawn", &[], true),
         ];
-        assert_eq!(
-            fold_pieces(&pieces),
-            ["gas_can ×2", "gas_can_3 (face down)", "die[face=key] ×2", "die_3[face=torch]", "sandra"]
-        );
+        assert_eq!(fold_pieces(&pieces), ["coin ×2", "coin_3 (face down)", "die[face=3] ×2", "die_3[face=5]", "pawn"]);
     }
 
     #[test]

@@ -403,19 +403,35 @@ fn fold_pieces(pieces: &[PieceView]) -> Vec<String> {
 }
 
 /// Writes `head` and the items joined by commas, breaking lines at item boundaries so that
-/// each fits in `width` columns where an item allows (continuation lines indented by four).
+/// each fits in `width` columns (continuation lines indented by four), and an item too long
+/// for a line of its own at its spaces (indented by six).
 fn wrap_items(out: &mut String, head: &str, items: &[String], width: usize) {
     let mut line = head.to_string();
     let mut first = true;
     for (k, item) in items.iter().enumerate() {
         let sep = if k + 1 < items.len() { "," } else { "" };
         let piece = format!("{}{item}{sep}", if first { "" } else { " " });
-        if !first && line.chars().count() + piece.chars().count() > width {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = format!("    {item}{sep}");
-        } else {
+        if line.chars().count() + piece.chars().count() <= width {
             line.push_str(&piece);
+        } else {
+            if !first {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = "    ".to_string();
+            }
+            // The item word by word: a piece with many properties is longer than a line.
+            let text = format!("{item}{sep}");
+            for (w, word) in text.split(' ').enumerate() {
+                let space = if w == 0 { "" } else { " " };
+                if w > 0 && line.chars().count() + 1 + word.chars().count() > width {
+                    out.push_str(line.trim_end());
+                    out.push('\n');
+                    line = format!("      {word}");
+                } else {
+                    line.push_str(space);
+                    line.push_str(word);
+                }
+            }
         }
         first = false;
     }
@@ -470,5 +486,17 @@ mod tests {
         // Every item is still there, once, in order.
         let joined: Vec<&str> = out.split([',', '\n', ' ']).filter(|w| w.starts_with("item_")).collect();
         assert_eq!(joined, items.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_item_longer_than_a_line_breaks_at_its_spaces() {
+        let long = format!("tile_1[{}]", (0..12).map(|i| format!("side_{i}=1")).collect::<Vec<_>>().join(" "));
+        let items = vec!["a".to_string(), long.clone(), "b".to_string()];
+        let mut out = String::new();
+        wrap_items(&mut out, "  zone: ", &items, 40);
+        assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+        assert!(out.lines().any(|l| l.starts_with("      side_")), "{out}");
+        let words: Vec<&str> = out.split_whitespace().collect();
+        assert_eq!(words.join(" "), format!("zone: a, {long}, b"));
     }
 }

@@ -519,25 +519,25 @@ impl Observer {
             }
         };
         let mut options = IndexMap::new();
-        // The seats the game waits for, and those that may act out of turn (with an option).
-        let deciding: Vec<SeatId> = game
-            .to_act()
-            .into_iter()
-            .chain(game.out_of_turn_seats().filter(|&s| !describe_options(game, s).is_empty()))
+        // The seats the game waits for, and those that may act out of turn (with an option),
+        // each with its options.
+        let waited = game.to_act();
+        let deciding: Vec<(SeatId, Vec<String>)> = (waited.iter().copied().chain(game.out_of_turn_seats()))
             .filter(|&s| seat.is_none_or(|own| own == s))
+            .map(|s| (s, describe_options(game, s)))
+            .filter(|(s, new)| !new.is_empty() || waited.contains(s))
             .collect();
         // A seat that decided and no longer does: its options end, so that the page does not
         // show them as out of turn.
         for (name, old) in self.options.iter_mut() {
-            let gone = !old.is_empty() && !deciding.iter().any(|&s| game.rules().seats[s as usize].name == *name);
+            let gone = !old.is_empty() && !deciding.iter().any(|(s, _)| game.rules().seats[*s as usize].name == *name);
             if gone {
                 options.insert(name.clone(), Splice(0, 0, Vec::new()));
                 old.clear();
             }
         }
-        for s in deciding {
+        for (s, new) in deciding {
             let name = &game.rules().seats[s as usize].name;
-            let new = describe_options(game, s);
             let old = self.options.get(name).map(Vec::as_slice).unwrap_or(&[]);
             if let Some(splice) = Splice::between(old, &new) {
                 options.insert(name.clone(), splice);

@@ -283,60 +283,22 @@ pub fn seat_fingerprint(game: &Game, seat: SeatId, table: u64) -> u64 {
 }
 
 impl View {
-    /// The view as text: one line per counter set and per non-empty zone. Used by the terminal
-    /// player and by snapshot tests.
+    /// The view as text: one line per counter set and per non-empty zone, every piece by name.
+    /// Used by snapshot tests and `--verbose`.
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        let who = self.seat.as_deref().unwrap_or("everyone (omniscient)");
-        out.push_str(&format!("view of {who}: phase {}", self.phase));
-        if self.clock_ms != 0 {
-            out.push_str(&format!(", clock {}", format_clock(self.clock_ms)));
-        }
-        out.push('\n');
-        if let Some(o) = &self.outcome {
-            out.push_str(&format!("game over: {o}\n"));
-        }
-        if !self.counters.is_empty() {
-            let list: Vec<String> = self.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            out.push_str(&format!("counters: {}\n", list.join(", ")));
-        }
-        for (name, z) in &self.zones {
-            if z.count == Some(0) || (z.count.is_none() && z.pieces.is_empty()) {
-                continue;
-            }
-            let mut items: Vec<String> = z
-                .pieces
-                .iter()
-                .map(|p| {
-                    let props: Vec<String> = p.props.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                    let face = if p.face_up { "" } else { " (face down)" };
-                    if props.is_empty() {
-                        format!("{}{face}", p.name)
-                    } else {
-                        format!("{}[{}]{face}", p.name, props.join(" "))
-                    }
-                })
-                .collect();
-            if z.hidden > 0 {
-                items.push(format!("{} hidden", z.hidden));
-            }
-            out.push_str(&format!("  {name}: {}\n", items.join(", ")));
-        }
-        if let Some(d) = &self.decision {
-            out.push_str(&format!("decide: {d}\n"));
-        } else if !self.to_act.is_empty() {
-            out.push_str(&format!("waiting for: {}\n", self.to_act.join(", ")));
-        }
-        out
+        self.render_with(None)
     }
-}
 
-impl View {
     /// The view as people read it at a terminal `width` columns wide: like [`View::render`],
     /// but pieces that look alike and lie together folded into one item (`coin ×6`, for
     /// `coin_1` to `coin_6` with the same properties and face), and long lines wrapped at
-    /// item boundaries. `render` lists every piece by name (tests, `--verbose`).
+    /// item boundaries (a piece too long for a line at its spaces).
     pub fn render_compact(&self, width: usize) -> String {
+        self.render_with(Some(width))
+    }
+
+    /// `render` (`None`), or `render_compact` at that width.
+    fn render_with(&self, width: Option<usize>) -> String {
         let mut out = String::new();
         let who = self.seat.as_deref().unwrap_or("everyone (omniscient)");
         out.push_str(&format!("view of {who}: phase {}", self.phase));
@@ -347,19 +309,26 @@ impl View {
         if let Some(o) = &self.outcome {
             out.push_str(&format!("game over: {o}\n"));
         }
+        let line = |out: &mut String, head: &str, items: &[String]| match width {
+            Some(width) => wrap_items(out, head, items, width),
+            None => out.push_str(&format!("{head}{}\n", items.join(", "))),
+        };
         if !self.counters.is_empty() {
             let items: Vec<String> = self.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            wrap_items(&mut out, "counters: ", &items, width);
+            line(&mut out, "counters: ", &items);
         }
         for (name, z) in &self.zones {
             if z.count == Some(0) || (z.count.is_none() && z.pieces.is_empty()) {
                 continue;
             }
-            let mut items = fold_pieces(&z.pieces);
+            let mut items = match width {
+                Some(_) => fold_pieces(&z.pieces),
+                None => z.pieces.iter().map(|p| piece_text(p).0).collect(),
+            };
             if z.hidden > 0 {
                 items.push(format!("{} hidden", z.hidden));
             }
-            wrap_items(&mut out, &format!("  {name}: "), &items, width);
+            line(&mut out, &format!("  {name}: "), &items);
         }
         if let Some(d) = &self.decision {
             out.push_str(&format!("decide: {d}\n"));

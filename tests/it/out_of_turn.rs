@@ -31,6 +31,14 @@ fn options(game: &Game, seat: &str) -> Vec<String> {
     game.legal_actions(seat).expect("lists").iter().map(|a| describe_action(game.rules(), a)).collect()
 }
 
+/// A recorded three-seat game played to its end by `agents`, and its log.
+fn played(rules: &Rc<Rules>, seed: u64, agents: &mut [Box<dyn Agent>]) -> (Game, tabula::log::Log) {
+    let mut game = Game::recorded(rules.clone(), 3, seed).expect("starts");
+    play_out(&mut game, agents, 10_000).expect("plays to the end");
+    let log = record(&game, Some(seed));
+    (game, log)
+}
+
 fn act(game: &mut Game, line: &str) {
     let action = game.parse_action(line).unwrap_or_else(|e| panic!("{line}: {e}"));
     game.apply(&action).unwrap_or_else(|e| panic!("{line}: {e}"));
@@ -84,10 +92,7 @@ fn random_agents_trip_out_of_turn_and_every_game_replays_from_its_log() {
     let rules = rules();
     let mut trips = 0;
     for seed in 0..40 {
-        let mut game = Game::recorded(rules.clone(), 3, seed).expect("starts");
-        let mut agents = random_agents(3, seed);
-        play_out(&mut game, &mut agents, 10_000).expect("plays to the end");
-        let log = record(&game, Some(seed));
+        let (game, log) = played(&rules, seed, &mut random_agents(3, seed));
         let text = log.to_string();
         trips += text.lines().filter(|l| l.contains(": trip ")).count();
         let replayed = replay_with(&log, rules.clone(), &ReplayOptions::default()).expect("replays");
@@ -103,11 +108,9 @@ fn a_script_agent_lets_the_game_go_on_with_a_negative_answer() {
     let rules = rules();
     let mut seen = 0;
     for seed in 0..30 {
-        let mut game = Game::recorded(rules.clone(), 3, seed).expect("starts");
         let mut agents: Vec<Box<dyn Agent>> =
             (0..3).map(|_| Box::new(ScriptAgent::new(rules.clone(), "tripper").unwrap()) as Box<dyn Agent>).collect();
-        play_out(&mut game, &mut agents, 10_000).expect("plays to the end");
-        let text = record(&game, Some(seed)).to_string();
+        let text = played(&rules, seed, &mut agents).1.to_string();
         let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty() && !l.starts_with('[')).collect();
         // The trip cards each seat holds, from the deal (two cards each from the top).
         let deck: Vec<&str> = lines[0].strip_prefix("* shuffle deck ").expect("the deal").split(' ').collect();

@@ -59,6 +59,12 @@ pub(super) struct Calls<'a> {
     pub(super) ops: u64,
     /// How deep script functions call each other, against `MAX_CALL_LEVELS`.
     pub(super) level: usize,
+    /// The deepest level checked against `MAX_CALL_LEVELS` since the outermost remembered
+    /// call began (see `memo.rs`).
+    pub(super) peak: usize,
+    /// How many calls handed Rhai a function pointer to call back (see `memo.rs`: a call
+    /// that did is not remembered, its callees' levels being counted by Rhai).
+    pub(super) called_back: u64,
 }
 
 /// The state of one compiled hook call.
@@ -113,7 +119,7 @@ impl<'a> Ctx<'a> {
         let stack = STACK.with(|s| std::mem::take(&mut *s.borrow_mut()));
         Ctx {
             engine,
-            calls: Calls { prog, plain: None, callbacks: None, ops: 0, level: 0 },
+            calls: Calls { prog, plain: None, callbacks: None, ops: 0, level: 0, peak: 0, called_back: 0 },
             stack,
             base: 0,
             this_bound: false,
@@ -237,6 +243,7 @@ impl<'a> Ctx<'a> {
             pop_to(&mut self.stack, new_base);
             return (Err(e), this);
         }
+        self.calls.peak = self.calls.peak.max(self.calls.level);
         // Pushed rather than `resize`d: `resize` clones `()` through `Dynamic::clone`.
         let frame_end = new_base + function.slots;
         while self.stack.len() < frame_end {
@@ -346,6 +353,7 @@ pub(super) fn call_rhai(
     pos: Position,
 ) -> Res<Dynamic> {
     let store = if args.iter().any(|a| a.is_fnptr()) {
+        calls.called_back += 1;
         let prog = calls.prog;
         let store = calls.callbacks.get_or_insert_with(|| {
             Box::new({

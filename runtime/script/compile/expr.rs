@@ -10,6 +10,7 @@ use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Ma
 use super::ctx::{
     Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
 };
+use super::memo::{Limits, Lookup, Memo};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
@@ -327,10 +328,38 @@ impl<'a> FnCompiler<'a> {
                         }
                     }
                 }
+                // Called with plain values only, the function's result is that of its last
+                // call with the same ones (see `memo.rs`).
+                let key = if lent == 0 { Memo::key(index, &c.stack[base + 1..]) } else { None };
+                let remember = match key {
+                    None => None,
+                    Some(key) => {
+                        let now = Limits { ops: c.calls.ops, level: c.calls.level };
+                        match c.prog().memo.get(key, index, &c.stack[base + 1..], &now) {
+                            Lookup::Hit(hit) => {
+                                c.calls.ops += hit.ops;
+                                c.calls.peak = c.calls.peak.max(now.level + hit.depth);
+                                pop_to(&mut c.stack, base);
+                                return Ok(hit.result);
+                            }
+                            Lookup::Absent => Some((key, Box::<[Dynamic]>::from(&c.stack[base + 1..]))),
+                            Lookup::Run => None,
+                        }
+                    }
+                };
+                let (ops, level, peak, called_back) = (c.calls.ops, c.calls.level, c.calls.peak, c.calls.called_back);
+                c.calls.peak = level;
                 lend(c, base, &lendable, lent);
                 let (result, this) = c.enter_lending(index, base, false, pos, lent);
                 release(this);
                 give_back(c, &lendable, lent);
+                let depth = c.calls.peak - level;
+                c.calls.peak = c.calls.peak.max(peak);
+                if let (Some((key, args)), Ok(v)) = (remember, &result)
+                    && c.calls.called_back == called_back
+                {
+                    c.prog().memo.put(key, index, args, v, c.calls.ops - ops, depth);
+                }
                 result
             }));
         }

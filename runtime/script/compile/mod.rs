@@ -22,13 +22,15 @@
 //! Files: `ctx.rs` holds what a compiled call runs with (frames, limits, calls into Rhai),
 //! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
 //! `index.rs` hands Rhai the indexing of strings, integers and other values, `ops.rs` the
-//! operators and the standard functions computed inline.
+//! operators and the standard functions computed inline, `memo.rs` the results of calls made
+//! with plain values only, remembered.
 
 mod chain;
 mod ctx;
 mod direct;
 mod expr;
 mod index;
+mod memo;
 mod ops;
 mod stmt;
 #[cfg(test)]
@@ -93,6 +95,8 @@ pub(crate) struct Program {
     source: Option<ImmutableString>,
     /// The scripts that index strings, integers and other values (see `index.rs`).
     indexers: index::Kept,
+    /// Results of calls made with plain values only (see `memo.rs`).
+    memo: memo::Memo,
 }
 
 impl Program {
@@ -174,6 +178,7 @@ impl Program {
             lib: ast.shared_lib().clone(),
             source: ast.source().map(Into::into),
             indexers: index::Kept::new(),
+            memo: memo::Memo::default(),
         }
     }
 

@@ -215,6 +215,13 @@ const USES: &[&str] = &[
 /// Each stops with Rhai's error, after little work. (Endless loops are `errors_read_the_same`'s,
 /// in `tests/it/compiled.rs`.)
 const LIMITS: &[&str] = &[
+    // A result remembered (`memo.rs`) is given back only where the call would pass the limits:
+    // the second `busy` passes the operations limit, the `rec` inside `nest` the call depth.
+    "busy(420000) + busy(420000)",
+    "busy(420000) + busy(420000) + busy(420000)",
+    "rec(30) + nest(30)",
+    "rec(30) + nest(40)",
+    "rec(30) + nest(20) + rec(30)",
     "let s = \"0123456789\"; loop { s += s; }",
     "let l = [\"0123456789\"]; loop { l[0] += l[0]; }",
     "let m = #{ s: \"0123456789\" }; loop { m.s += m.s; }",
@@ -258,6 +265,8 @@ fn wrap(x) { [x] }
 fn grow() { this = #{ inner: this }; }
 fn grow_first() { this[0] += ["0123456789"]; }
 fn pushed() { let k = []; k += "0123456789"; k += 1; k }
+fn busy(n) { let k = 0; for i in 0..n { k += i; } k }
+fn nest(n) { if n == 0 { rec(30) } else { nest(n - 1) } }
 "#;
 
 /// The snippets: each the body of a hook `fn sN(game)`.

@@ -15,7 +15,7 @@ use crate::rules::{
     ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, MAX_SET_OPTIONS, PieceId, PropKind, Rules, SeatId, SetDomain,
     SymId, ZoneId, names_zone,
 };
-use crate::script::{from_value, map_action};
+use crate::script::{from_value, map_option};
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 use crate::value::{Args, Fixed};
 
@@ -391,14 +391,27 @@ impl Game {
             if self.may_act_out_of_turn(seat) { "out-of-turn actions (the seat is not on turn)" } else { "actions" };
         out.reserve(items.len());
         for item in &items {
-            let action = map_action(defs, seat, item).map_err(bad)?;
+            let (mut action, left_out) = map_option(defs, seat, item, true).map_err(bad)?;
             if !allowed.contains(&action.action) {
                 return Err(bad(format!(
                     "`{}` is not one of the phase's {which}",
                     defs.actions[action.action as usize].name
                 )));
             }
-            out.push(action);
+            if left_out == 0 {
+                out.push(action);
+                continue;
+            }
+            // The parameters the option leaves out take each of their values, natively, in
+            // their domains' order: the hook vouches for the action (its `legal` hook is not
+            // asked), the built-in checks still apply.
+            let def = &defs.actions[action.action as usize];
+            let mut fixed = [None; crate::value::MAX_PARAMS];
+            for (k, v) in action.args.iter().enumerate() {
+                fixed[k] = (left_out & 1 << k == 0).then_some(*v);
+            }
+            let n = action.args.len();
+            self.enumerate_from(def, 0, &fixed[..n], &mut action, false, out)?;
         }
         Ok(())
     }
@@ -432,7 +445,10 @@ impl Game {
         let def = &self.rules.actions[action as usize];
         let params = def.params.len().min(fixed.len());
         let args = Args::filled(Value::Int(0), params).unwrap_or_default();
-        self.enumerate_from(def, 0, fixed, &mut Action { seat, action, args }, out)
+        // The state stays as it is while its candidates are checked: their `legal` hooks may
+        // share one scratch copy of it.
+        let _listing = self.rules.scripts.listing();
+        self.enumerate_from(def, 0, fixed, &mut Action { seat, action, args }, def.legal.is_some(), out)
     }
 
     /// The options an action's own `options` hook lists for `seat` (on a copy of the state),
@@ -473,32 +489,46 @@ impl Game {
                 }
                 None => return Err(bad("expected maps of arguments, as #{x: 0, y: -1}".into())),
             };
-            let option = map_action(defs, seat, &item).map_err(bad)?;
+            let (mut option, left_out) = map_option(defs, seat, &item, true).map_err(bad)?;
             if option.action != action {
                 return Err(bad(format!("lists `{}`, another action", defs.actions[option.action as usize].name)));
             }
-            if fixed.iter().zip(&option.args).all(|(f, a)| f.is_none_or(|f| f == *a)) {
-                out.push(option);
+            let kept = |k: usize| left_out & 1 << k == 0;
+            if !fixed.iter().zip(&option.args).enumerate().all(|(k, (f, a))| !kept(k) || f.is_none_or(|f| f == *a)) {
+                continue;
             }
+            if left_out == 0 {
+                out.push(option);
+                continue;
+            }
+            // Left out: each value the prompt does not fix (see `listed_options_into`).
+            let mut each = [None; crate::value::MAX_PARAMS];
+            for (k, v) in option.args.iter().enumerate() {
+                each[k] = if kept(k) { Some(*v) } else { fixed.get(k).copied().flatten() };
+            }
+            let n = option.args.len();
+            self.enumerate_from(def, 0, &each[..n], &mut option, false, out)?;
         }
         Ok(())
     }
 
-    /// `enumerate` from parameter `k` on, the earlier ones set in `candidate`.
+    /// `enumerate` from parameter `k` on, the earlier ones set in `candidate`; each candidate
+    /// checked by the action's `legal` hook if `hooked` (else by the built-in checks alone).
     fn enumerate_from(
         &self,
         def: &ActionDef,
         k: usize,
         fixed: &[Option<Value>],
         candidate: &mut Action,
+        hooked: bool,
         out: &mut Vec<Action>,
     ) -> Result<(), Error> {
         if k == candidate.args.len() {
-            return self.admit(def, candidate, out);
+            return self.admit(def, candidate, hooked, out);
         }
         if let Some(v) = fixed[k] {
             candidate.args[k] = v;
-            return self.enumerate_from(def, k + 1, fixed, candidate, out);
+            return self.enumerate_from(def, k + 1, fixed, candidate, hooked, out);
         }
         let defs = &*self.rules;
         // The last parameter's values are checked in place, without a call for each.
@@ -515,7 +545,7 @@ impl Game {
             for zone in zones.iter().map(|z| z.of(candidate.seat)) {
                 if self.state.move_refused_as(defs, kind, from, zone).is_none() {
                     candidate.args[k] = Value::Zone(zone);
-                    if def.legal.is_none() || self.passes_legal_hook(candidate)? {
+                    if !hooked || self.passes_legal_hook(candidate)? {
                         out.push(*candidate);
                     }
                 }
@@ -524,7 +554,11 @@ impl Game {
         }
         let mut each = |v: Value, candidate: &mut Action| {
             candidate.args[k] = v;
-            if last { self.admit(def, candidate, out) } else { self.enumerate_from(def, k + 1, fixed, candidate, out) }
+            if last {
+                self.admit(def, candidate, hooked, out)
+            } else {
+                self.enumerate_from(def, k + 1, fixed, candidate, hooked, out)
+            }
         };
         let seat = candidate.seat;
         match &def.params[k].domain {
@@ -593,8 +627,8 @@ impl Game {
     /// Adds a complete candidate to `out` if the built-in checks and the `legal` hook allow it.
     /// The definition was looked up once for the whole listing: candidates are many.
     #[inline]
-    fn admit(&self, def: &ActionDef, candidate: &Action, out: &mut Vec<Action>) -> Result<(), Error> {
-        if self.refused_by(def, candidate).is_none() && (def.legal.is_none() || self.passes_legal_hook(candidate)?) {
+    fn admit(&self, def: &ActionDef, candidate: &Action, hooked: bool, out: &mut Vec<Action>) -> Result<(), Error> {
+        if self.refused_by(def, candidate).is_none() && (!hooked || self.passes_legal_hook(candidate)?) {
             out.push(*candidate);
         }
         Ok(())

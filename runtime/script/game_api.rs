@@ -29,13 +29,17 @@ pub struct GameApi {
     pub(super) scratch: Rc<Cell<Vec<PieceId>>>,
     /// Zone and counter names looked up lately.
     pub(super) names: Rc<Names>,
+    /// Set by every native that changes the state (through [`GameApi::state_mut`]): whether a
+    /// `legal` hook changed the scratch copy it ran on, which must then be copied again for
+    /// the next candidate (see `Scripts::call_action_hook_on_copy`).
+    pub(super) touched: Rc<Cell<bool>>,
 }
 
 /// `game.goto(phase)` / `game.go_to(phase)`: leave the phase once the hook returns.
 fn goto(g: &mut GameApi, phase: &str) -> RhaiResult<()> {
     match g.defs.phase(phase) {
         Some(p) => {
-            g.state.borrow_mut().goto = Some(p);
+            g.state_mut().goto = Some(p);
             Ok(())
         }
         None => fail(format!("no phase named `{phase}`")),
@@ -71,14 +75,31 @@ impl GameApi {
 
     /// Runs `f` on the state and the pieces of `zone` in the zone's order, listed in the
     /// shared scratch list (which `f` may change: keep only some, for instance).
-    fn in_zone<R>(&self, zone: ZoneId, f: impl FnOnce(&mut State, &mut Vec<PieceId>) -> R) -> R {
+    fn in_zone<R>(&self, zone: ZoneId, f: impl FnOnce(&State, &mut Vec<PieceId>) -> R) -> R {
         let mut list = self.scratch.take();
-        let mut s = self.state.borrow_mut();
+        let s = self.state.borrow();
+        s.pieces_in_into(&self.defs, zone, &mut list);
+        let result = f(&s, &mut list);
+        drop(s);
+        self.scratch.set(list);
+        result
+    }
+
+    /// [`GameApi::in_zone`], for `f` to change the state.
+    fn in_zone_mut<R>(&self, zone: ZoneId, f: impl FnOnce(&mut State, &mut Vec<PieceId>) -> R) -> R {
+        let mut list = self.scratch.take();
+        let mut s = self.state_mut();
         s.pieces_in_into(&self.defs, zone, &mut list);
         let result = f(&mut s, &mut list);
         drop(s);
         self.scratch.set(list);
         result
+    }
+
+    /// The state, to change: every native that changes the game borrows it here.
+    pub(super) fn state_mut(&self) -> std::cell::RefMut<'_, Box<State>> {
+        self.touched.set(true);
+        self.state.borrow_mut()
     }
 
     fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
@@ -154,11 +175,11 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("set_counter", |g: &mut GameApi, name: ImmutableString, value: i64| -> RhaiResult<i64> {
         let c = g.counter(&name)?;
-        Ok(g.state.borrow_mut().set_counter(&g.defs, c, value))
+        Ok(g.state_mut().set_counter(&g.defs, c, value))
     });
     engine.register_direct("set_counter", &[Param::Counter, Param::Int], |g: &GameApi, args| match args {
         [Arg::Id(c), Arg::Int(value)] => {
-            Some(Ok(Dynamic::from_int(g.state.borrow_mut().set_counter(&g.defs, *c, *value))))
+            Some(Ok(Dynamic::from_int(g.state_mut().set_counter(&g.defs, *c, *value))))
         }
         _ => None,
     });
@@ -222,14 +243,14 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("move", |g: &mut GameApi, piece: i64, zone: ImmutableString| -> RhaiResult<()> {
         let (p, z) = (g.piece(piece)?, g.zone_named(&zone)?);
-        g.state.borrow_mut().move_piece(&g.defs, p, z);
+        g.state_mut().move_piece(&g.defs, p, z);
         Ok(())
     });
     engine.register_direct("move", &[Param::Int, Param::Zone], |g: &GameApi, args| match *args {
         [Arg::Int(piece), zone] => {
             let zone = zone.zone()?;
             Some(g.piece(piece).and_then(|p| Ok((p, g.zone_arg(zone)?))).map(|(p, z)| {
-                g.state.borrow_mut().move_piece(&g.defs, p, z);
+                g.state_mut().move_piece(&g.defs, p, z);
                 Dynamic::UNIT
             }))
         }
@@ -237,7 +258,7 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("move_bottom", |g: &mut GameApi, piece: i64, zone: ImmutableString| -> RhaiResult<()> {
         let (p, z) = (g.piece(piece)?, g.zone_named(&zone)?);
-        g.state.borrow_mut().move_piece_to(&g.defs, p, z, false);
+        g.state_mut().move_piece_to(&g.defs, p, z, false);
         Ok(())
     });
     engine.register_fn("move_all", |g: &mut GameApi, from: ImmutableString, to: ImmutableString| -> RhaiResult<i64> {
@@ -258,7 +279,7 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("turn", |g: &mut GameApi, piece: i64, up: bool| -> RhaiResult<()> {
         let p = g.piece(piece)?;
-        g.state.borrow_mut().turn(p, up);
+        g.state_mut().turn(p, up);
         Ok(())
     });
     engine.register_fn("reveal", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<()> {
@@ -329,7 +350,7 @@ pub(super) fn register(engine: &mut Registry) {
                 .as_int()
                 .map_err(|_| format!("{}.{name} takes a piece id, not {value}", g.defs.pieces[p as usize].name))?,
         };
-        g.state.borrow_mut().set_prop(&g.defs, p, name, encoded).map_err(Into::into)
+        g.state_mut().set_prop(&g.defs, p, name, encoded).map_err(Into::into)
     });
 
     // Bulk queries: one native call instead of a script loop (faster, and shorter to read).
@@ -424,7 +445,7 @@ pub(super) fn register(engine: &mut Registry) {
             g.scan()?;
             let (p, z) = (g.piece(piece)?, g.zone(zone)?);
             let sides = side_names(&sides)?;
-            super::grid::lay(&g.defs, &mut g.state.borrow_mut(), p, z, (x, y), &sides).map_err(Into::into)
+            super::grid::lay(&g.defs, &mut g.state_mut(), p, z, (x, y), &sides).map_err(Into::into)
         },
     );
     engine.register_fn("fits", |g: &mut GameApi, zone: &str, x: i64, y: i64, rule: Map| -> RhaiResult<bool> {
@@ -488,7 +509,7 @@ pub(super) fn register(engine: &mut Registry) {
         let Some(o) = g.defs.outcome(outcome) else {
             return fail(format!("no outcome named `{outcome}`"));
         };
-        let mut s = g.state.borrow_mut();
+        let mut s = g.state_mut();
         if s.outcome.is_none() {
             s.outcome = Some(o);
             s.prompts.clear();
@@ -516,7 +537,7 @@ pub(super) fn register(engine: &mut Registry) {
     // Recorded games keep every note: their length counts as work.
     engine.register_fn("note", |g: &mut GameApi, text: &str| -> RhaiResult<()> {
         g.charge(text.len())?;
-        g.state.borrow_mut().emit(Event::Note(text.to_string()));
+        g.state_mut().emit(Event::Note(text.to_string()));
         Ok(())
     });
 
@@ -525,14 +546,14 @@ pub(super) fn register(engine: &mut Registry) {
         if n <= 0 {
             return fail(format!("random({n}): the range must be positive"));
         }
-        g.state.borrow_mut().random(n as u64).map_err(Into::into)
+        g.state_mut().random(n as u64).map_err(Into::into)
     });
     // A piece of a zone taken at random: a chance outcome of its own (`* pick zone piece` in
     // logs), shown in a seat's copy only if that seat saw the piece where it lay.
     engine.register_fn("pick_random", |g: &mut GameApi, zone: &str| -> RhaiResult<Dynamic> {
         g.scan()?;
         let z = g.zone(zone)?;
-        let picked = g.state.borrow_mut().pick_random(&g.defs, z)?;
+        let picked = g.state_mut().pick_random(&g.defs, z)?;
         Ok(picked.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
     });
     // The top piece of a deck to another zone; an empty deck is first made again from its
@@ -540,7 +561,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("draw", |g: &mut GameApi, from: &str, to: &str, refill: &str| -> RhaiResult<Dynamic> {
         g.scan()?;
         let (from, to, refill) = (g.zone(from)?, g.zone(to)?, g.zone(refill)?);
-        let mut s = g.state.borrow_mut();
+        let mut s = g.state_mut();
         if s.count(from) == 0 && s.count(refill) > 0 {
             for p in s.pieces_in(&g.defs, refill).into_iter().rev() {
                 s.move_piece(&g.defs, p, from);
@@ -554,11 +575,11 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("shuffle", |g: &mut GameApi, zone: &str| -> RhaiResult<()> {
         g.scan()?;
         let z = g.zone(zone)?;
-        g.state.borrow_mut().shuffle(&g.defs, z).map_err(Into::into)
+        g.state_mut().shuffle(&g.defs, z).map_err(Into::into)
     });
     engine.register_fn("roll", |g: &mut GameApi, piece: i64| -> RhaiResult<Dynamic> {
         let p = g.piece(piece)?;
-        let face = g.state.borrow_mut().roll(&g.defs, p)?;
+        let face = g.state_mut().roll(&g.defs, p)?;
         let kind = &g.defs.kinds[g.defs.pieces[p as usize].kind as usize];
         let prop =
             kind.props.iter().find(|pr| pr.name == "face").map(|pr| pr.kind.clone()).unwrap_or(PropKind::Int(0, 0));
@@ -571,7 +592,7 @@ pub(super) fn register(engine: &mut Registry) {
         g.scan()?;
         let z = g.zone(zone)?;
         let keep = g.defs.symbol(keep).map(i64::from);
-        let mut s = g.state.borrow_mut();
+        let mut s = g.state_mut();
         let mut rolled = 0;
         for p in s.pieces_in(&g.defs, z) {
             let shows = g.defs.prop_slot(p, "face").map(|slot| s.prop(slot));
@@ -633,7 +654,7 @@ pub(super) fn register(engine: &mut Registry) {
 
 /// `add(counter, delta)`: the counter moved by `delta` (within its range); its new value.
 fn add(g: &GameApi, c: CounterId, delta: i64) -> i64 {
-    let mut s = g.state.borrow_mut();
+    let mut s = g.state_mut();
     let v = s.counter(c).saturating_add(delta);
     s.set_counter(&g.defs, c, v)
 }
@@ -651,7 +672,7 @@ fn zone_of(g: &GameApi, piece: i64) -> RhaiResult<ImmutableString> {
 
 /// `move_all(from, to)`: moves every piece, keeping their order; returns how many moved.
 fn move_all(g: &GameApi, from: ZoneId, to: ZoneId) -> i64 {
-    g.in_zone(from, |s, pieces| {
+    g.in_zone_mut(from, |s, pieces| {
         for &p in pieces.iter().rev() {
             s.move_piece(&g.defs, p, to);
         }
@@ -675,7 +696,7 @@ fn raise(g: &GameApi, piece: i64, prop: &ImmutableString, delta: i64) -> RhaiRes
     let Some((slot, PropDef { kind: PropKind::Int(lo, hi), .. })) = g.names.prop(&g.defs, p, prop) else {
         return fail(format!("{} has no integer property `{prop}`", g.defs.pieces[p as usize].name));
     };
-    let mut s = g.state.borrow_mut();
+    let mut s = g.state_mut();
     let value = s.prop(slot).saturating_add(delta).clamp(*lo, *hi);
     s.set_prop_at(p, slot, value);
     Ok(value)
@@ -707,7 +728,7 @@ fn move_where(g: &GameApi, from: ZoneArg, filter: FilterArg, to: ZoneArg) -> Rha
     g.scan()?;
     let (from, to) = (g.zone_arg(from)?, g.zone_arg(to)?);
     let f = filter.resolve(&g.defs)?;
-    Ok(g.in_zone(from, |s, pieces| {
+    Ok(g.in_zone_mut(from, |s, pieces| {
         pieces.retain(|&p| f.matches(&g.defs, s, p));
         for &p in pieces.iter().rev() {
             s.move_piece(&g.defs, p, to);
@@ -718,7 +739,7 @@ fn move_where(g: &GameApi, from: ZoneArg, filter: FilterArg, to: ZoneArg) -> Rha
 
 /// `reveal(zone)`: turns every piece of the zone face up.
 fn reveal(g: &GameApi, zone: ZoneId) {
-    g.in_zone(zone, |s, pieces| {
+    g.in_zone_mut(zone, |s, pieces| {
         for &p in pieces.iter() {
             s.turn(p, true);
         }
@@ -767,7 +788,7 @@ fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()>
         args[i] =
             Some(to_value(defs, &def.params[i].domain, value).map_err(|e| format!("ask {action}: {}: {e}", key))?);
     }
-    let mut s = g.state.borrow_mut();
+    let mut s = g.state_mut();
     let group = s.next_group;
     s.next_group += 1;
     s.prompts.push_back(Prompt { seat: seat_id, action: action_id, fixed: args, group, while_hook: None });
@@ -787,7 +808,7 @@ pub(super) fn rules_seats(defs: &Defs, players: u8) -> Array {
 /// Tells `seats` (a mask) a line of narration. Its length counts as work, as a note's does.
 fn say(g: &mut GameApi, seats: u32, text: &str) -> RhaiResult<()> {
     g.charge(text.len())?;
-    g.state.borrow_mut().emit(Event::Said { seats, text: text.to_string() });
+    g.state_mut().emit(Event::Said { seats, text: text.to_string() });
     Ok(())
 }
 

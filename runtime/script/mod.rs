@@ -36,7 +36,7 @@ use compile::Program;
 use game_api::GameApi;
 #[cfg(feature = "script-signatures")]
 pub use signatures::{NativeFunction, native_functions};
-pub(crate) use values::{action_map, from_value, map_action};
+pub(crate) use values::{action_map, from_value, map_action, map_option};
 use view_api::SeatView;
 
 /// Most operations one hook call may perform before it is stopped as a runaway.
@@ -134,6 +134,23 @@ pub(crate) struct Scripts {
     view_handle: Cell<Option<Dynamic>>,
     /// The maps of action arguments given back by compiled hooks, for the next call.
     args_maps: values::ArgsMaps,
+    /// Whether a native changed the state in the cell (see `GameApi::touched`).
+    touched: Rc<Cell<bool>>,
+    /// Whether a listing of options is under way (see [`Scripts::listing`]).
+    listing: Cell<bool>,
+    /// Whether the cell holds a copy of the state of the listing under way that no hook has
+    /// changed: the next `legal` hook of the listing runs on it as it is.
+    kept_copy: Cell<bool>,
+}
+
+/// A listing of options under way (see [`Scripts::listing`]); it ends when this is dropped.
+pub(crate) struct Listing<'a>(&'a Scripts);
+
+impl Drop for Listing<'_> {
+    fn drop(&mut self) {
+        self.0.listing.set(false);
+        self.0.kept_copy.set(false);
+    }
 }
 
 impl Scripts {
@@ -151,6 +168,7 @@ impl Scripts {
         state: &mut Box<State>,
         extra: Option<Dynamic>,
     ) -> Result<Dynamic, Error> {
+        self.kept_copy.set(false);
         std::mem::swap(state, &mut *self.cell.borrow_mut());
         let result = self.call_in_cell(hook, extra);
         std::mem::swap(state, &mut *self.cell.borrow_mut());
@@ -160,6 +178,7 @@ impl Scripts {
     /// Runs an action's `apply` hook with the game and the action's arguments as a map (the
     /// map a compiled hook gives back is filled in again for the next call, rather than built).
     pub(crate) fn run_action_hook(&self, hook: HookId, state: &mut Box<State>, action: &Action) -> Result<(), Error> {
+        self.kept_copy.set(false);
         std::mem::swap(state, &mut *self.cell.borrow_mut());
         let result = self.call_with_args(hook, action);
         std::mem::swap(state, &mut *self.cell.borrow_mut());
@@ -168,14 +187,31 @@ impl Scripts {
 
     /// Runs an action's `legal` hook on a scratch copy of `state` (see `call_on_copy`), with
     /// the action's arguments as `run_action_hook` gives them.
+    ///
+    /// Within a listing ([`Scripts::listing`]), the candidates' hooks share one copy, made for
+    /// the first: the state does not change while options are listed, so the copy is made
+    /// again only after a hook changed it.
     pub(crate) fn call_action_hook_on_copy(
         &self,
         hook: HookId,
         state: &State,
         action: &Action,
     ) -> Result<Dynamic, Error> {
-        self.cell.borrow_mut().copy_for_scratch(state);
-        self.call_with_args(hook, action)
+        if !(self.listing.get() && self.kept_copy.get() && !self.touched.get()) {
+            self.cell.borrow_mut().copy_for_scratch(state);
+        }
+        self.touched.set(false);
+        let result = self.call_with_args(hook, action);
+        self.kept_copy.set(self.listing.get());
+        result
+    }
+
+    /// Starts a listing of options on a state that does not change until the returned guard
+    /// is dropped: the `legal` hooks of its candidates may share one scratch copy.
+    pub(crate) fn listing(&self) -> Listing<'_> {
+        self.kept_copy.set(false);
+        self.listing.set(true);
+        Listing(self)
     }
 
     /// Runs a hook on the state in the scripts' cell with an action's arguments.
@@ -191,6 +227,7 @@ impl Scripts {
     /// Runs a hook that must not change the game (a `legal` or `options` hook) on a scratch copy
     /// of `state`, kept in the scripts' cell between calls so that copying allocates nothing.
     pub(crate) fn call_on_copy(&self, hook: HookId, state: &State, extra: Option<Dynamic>) -> Result<Dynamic, Error> {
+        self.kept_copy.set(false);
         self.cell.borrow_mut().copy_for_scratch(state);
         self.call_in_cell(hook, extra)
     }
@@ -214,6 +251,7 @@ impl Scripts {
             work: self.work.clone(),
             scratch: self.scratch.clone(),
             names: self.names.clone(),
+            touched: self.touched.clone(),
         };
         if let (Some(f), Some(program)) = (self.compiled(hook), &self.program) {
             // The handle is the same for every call: one boxed copy is kept and lent to each.
@@ -256,6 +294,7 @@ impl Scripts {
 
     fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
         let name = &self.defs.hooks[hook as usize].name;
+        self.kept_copy.set(false);
         self.cell.borrow_mut().copy_for_scratch(state);
         let view = || SeatView {
             state: self.cell.clone(),
@@ -318,6 +357,7 @@ impl Scripts {
         // The probe runs zone by zone (counters with the first), so that a large ruleset stays
         // within the scripts' limit on the size of an array.
         let ast = self.engine.compile(PROBE).map_err(|e| Error::Input(format!("view probe: {e}")))?;
+        self.kept_copy.set(false);
         self.cell.borrow_mut().copy_for_scratch(state);
         let view = SeatView {
             state: self.cell.clone(),

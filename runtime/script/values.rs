@@ -81,6 +81,13 @@ pub(crate) fn action_map(defs: &Defs, action: &Action) -> Map {
 
 /// The action a script describes as `#{action: "...", <param>: value...}` for `seat`.
 pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<Action, String> {
+    map_option(defs, seat, value, false).map(|(action, _)| action)
+}
+
+/// [`map_action`] for an option an `options` hook lists, which may leave parameters out when
+/// `partial`: the action (a left-out parameter holds `Value::Int(0)`), and which parameters
+/// were left out (bit k: parameter k), for the engine to list their every value.
+pub(crate) fn map_option(defs: &Defs, seat: SeatId, value: &Dynamic, partial: bool) -> Result<(Action, u32), String> {
     let map =
         value.read_lock::<Map>().ok_or_else(|| format!("expected a map like #{{action: \"...\"}}, found {value}"))?;
     let name =
@@ -88,12 +95,19 @@ pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<A
     let action = defs.action(&name).ok_or_else(|| format!("no action named `{name}`"))?;
     let def = &defs.actions[action as usize];
     let mut args = crate::value::Args::new();
-    for p in &def.params {
-        let v = map.get(p.name.as_str()).ok_or_else(|| format!("{name}: missing `{}`", p.name))?;
-        let v = to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?;
+    let mut left_out = 0;
+    for (k, p) in def.params.iter().enumerate() {
+        let v = match map.get(p.name.as_str()) {
+            Some(v) => to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?,
+            None if partial => {
+                left_out |= 1 << k;
+                Value::Int(0)
+            }
+            None => return Err(format!("{name}: missing `{}`", p.name)),
+        };
         args.push(v).map_err(|_| format!("{name}: too many parameters"))?;
     }
-    Ok(Action { seat, action, args })
+    Ok((Action { seat, action, args }, left_out))
 }
 
 /// The entries of the map of an action's arguments that `apply` and `legal` hooks receive: each

@@ -152,3 +152,22 @@ fn an_actions_own_options_hook_lists_its_options() {
     let log = parse(&text, 0).expect("parses");
     replay_with(&log, rules, &ReplayOptions::default()).expect("replays");
 }
+
+/// An option that leaves a parameter out offers every value of it: the `options` hook lists
+/// `#{}` for `reroll`, and the engine lists every set of the seat's dice, natively, in the order
+/// it lists a set parameter's values (fewest first, then in piece order).
+#[test]
+fn an_option_that_leaves_a_parameter_out_offers_its_every_value() {
+    let rules = rules(&["any"]);
+    let mut game = Game::recorded(rules.clone(), 2, 1).expect("starts");
+    let every = options(&Game::new(self::rules(&[]), 2, 1).expect("starts"), "red");
+    assert_eq!(every.len(), 7);
+    assert_eq!(options(&game, "red"), every);
+    game.apply(&game.parse_action("red: reroll red_die_2").expect("parses")).expect("listed");
+    // The second roll: the hook lists one set, written out.
+    assert_eq!(options(&game, "red"), ["red: reroll red_die_1 red_die_2 red_die_3"]);
+    let mut agents = agents_for(&rules, "random", 2, 1).expect("agents");
+    play_out(&mut game, &mut agents, 1000).expect("plays");
+    let log = parse(&record(&game, Some(1)).to_string(), 0).expect("parses");
+    replay_with(&log, rules, &ReplayOptions::default()).expect("replays");
+}

@@ -410,6 +410,7 @@ fn handle() -> Dynamic {
         work: Rc::default(),
         scratch: Rc::default(),
         names: Rc::default(),
+        touched: Rc::default(),
     })
 }
 

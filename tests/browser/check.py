@@ -139,7 +139,7 @@ for log in sorted(glob.glob("examples/logs/*/*.log")):
 # README).
 FIRST = {
     "east-berlin": ("examples/logs/east-berlin/checkpoint-paid.log", "line=22"),
-    "temple": ("examples/logs/temple/escape.log", "step=40"),
+    "temple": ("examples/logs/temple/escape.log", "step=18"),
     "colditz": ("examples/logs/colditz/tunnel.log", "step=12"),
     "blackgate": ("examples/logs/blackgate/escape.log", "step=12"),
     "escape-plan": ("examples/logs/escape-plan/day-three-escape.log", "step=30"),

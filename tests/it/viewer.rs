@@ -256,3 +256,31 @@ fn a_page_offers_a_seats_options_out_of_turn() {
     // The page's script shows them under the seat's name, out of turn.
     assert!(html(&made).contains("may, out of turn:"));
 }
+
+/// Every name a `[layout]` uses is checked when the ruleset loads, as every other name is: an
+/// unknown zone, kind of piece, property or counter is an error at the name, with the names it
+/// could be.
+#[test]
+fn a_layout_names_only_what_its_ruleset_has() {
+    let base = "[game]\nname = \"Layout\"\nstart = \"only\"\n\n[seats.solo]\n\n[components.die]\n\
+                props.face = { range = [1, 6] }\n\n[pieces]\ndie = { type = \"die\", zone = \"table\" }\n\n\
+                [zones.table]\n\n[counters.score]\nrange = [0, 9]\n\n[phases.only]\n\n[layout]\n";
+    let line = base.lines().count() + 1;
+    for (i, (layout, said, expected)) in [
+        ("zones.tabel = { draw = \"row\" }", "[layout] names no zone `tabel`", "a zone: table"),
+        ("pieces.dice = { shape = \"die\" }", "[layout] names no kind `dice`", "a kind: die"),
+        ("pieces.die = { shape = \"pawn\", on = \"at\" }", "[layout] names no property `at` of `die`", "face"),
+        ("grids.table = { rotation = \"rot\" }", "[layout] names no property `rot`", "a property: face"),
+        ("counters = [\"scor\"]", "[layout] names no counter `scor`", "a counter: score"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = scratch(&format!("layout-{i}"));
+        std::fs::write(dir.join("game.toml"), format!("{base}{layout}\n")).expect("write");
+        let (ok, _, err) = tabula(&["check", dir.to_str().expect("a path")], "");
+        assert!(!ok, "{layout}: accepted");
+        assert!(err.contains(said) && err.contains(expected), "{layout}:\n{err}");
+        assert!(err.contains(&format!("game.toml:{line}:")), "{layout}: not at its line {line}:\n{err}");
+    }
+}

@@ -22,8 +22,7 @@ use serde::Serialize;
 use crate::flow::Game;
 use crate::log::{EntryKind, Log, ReplayError, replay_steps, seat_log};
 use crate::narrate::narrate;
-use crate::rules::raw::RawZoneLayout;
-use crate::rules::{Rules, SeatId};
+use crate::rules::{Layout, Rules, SeatId};
 use crate::view::{PieceView, View, ZoneView, describe_options, view_but_zones, zone_inputs, zone_shown, zone_view};
 
 /// The most steps (the setup, actions and clock lines) one page holds: its timeline lists every
@@ -57,6 +56,9 @@ pub struct Timeline {
     pub start: View,
     /// One entry per step shown: the first step, then each action or clock line after it.
     pub steps: Vec<Step>,
+    /// The kind of each piece the timeline shows (and of no other), for the page to draw it as
+    /// `[layout.pieces]` says.
+    pub kinds: IndexMap<String, String>,
 }
 
 /// One step of a game as an observer saw it.
@@ -250,10 +252,11 @@ pub struct Board {
     pub real_time: bool,
     /// Edges between zones (a board graph): from, to, kind, one way.
     pub edges: Vec<(String, String, Option<String>, bool)>,
-    /// Counters with their ranges (drawn as tracks when short).
+    /// Counters with their ranges (drawn as tracks when short), but those of seats not in the
+    /// game.
     pub counters: IndexMap<String, (i64, i64)>,
-    /// `[layout]` hints by zone.
-    pub layout: IndexMap<String, RawZoneLayout>,
+    /// How the ruleset says the game is drawn (`[layout]`).
+    pub layout: Layout,
 }
 
 /// The board of a ruleset as the page draws it.
@@ -268,7 +271,10 @@ pub fn board(rules: &Rules, players: u8) -> Board {
             .iter()
             .map(|e| (zone(e.from), zone(e.to), e.kind.as_ref().map(|k| k.to_string()), e.one_way))
             .collect(),
-        counters: rules.counters.iter().map(|c| (c.name.clone(), (c.min, c.max))).collect(),
+        counters: (rules.counters.iter())
+            .filter(|c| c.owner.is_none_or(|s| rules.seat_in_play(s, players)))
+            .map(|c| (c.name.clone(), (c.min, c.max)))
+            .collect(),
         layout: rules.layout.clone(),
     }
 }
@@ -481,6 +487,8 @@ struct Observer {
     /// Each seat's last options.
     options: IndexMap<String, Vec<String>>,
     steps: Vec<Step>,
+    /// The kind of each piece shown so far.
+    kinds: IndexMap<String, String>,
 }
 
 impl Observer {
@@ -499,7 +507,15 @@ impl Observer {
                 step.push(entry.to_string());
             }
         }
-        Ok(Observer { seat, texts, follow: None, start: None, options: IndexMap::new(), steps: Vec::new() })
+        Ok(Observer {
+            seat,
+            texts,
+            follow: None,
+            start: None,
+            options: IndexMap::new(),
+            steps: Vec::new(),
+            kinds: IndexMap::new(),
+        })
     }
 
     /// Adds step number `k` in the game (`index`: its entry in `log`; `events`: the game's events
@@ -556,6 +572,17 @@ impl Observer {
             options,
         };
         bytes += json_len(&step);
+        // The kinds of the pieces the observer sees for the first time: in its first view, or
+        // entering a zone's list.
+        let start = self.start.iter().filter(|_| self.steps.is_empty()).flat_map(|v| v.zones.values());
+        let entering = step.view.zones.values().flat_map(|z| z.pieces.iter().flat_map(|p| &p.2));
+        for piece in start.flat_map(|z| &z.pieces).chain(entering) {
+            if let (false, Some(p)) = (self.kinds.contains_key(&piece.name), game.rules().piece(&piece.name)) {
+                let kind = &game.rules().kinds[game.rules().pieces[p as usize].kind as usize].name;
+                bytes += piece.name.len() + kind.len() + 6;
+                self.kinds.insert(piece.name.clone(), kind.clone());
+            }
+        }
         self.steps.push(step);
         bytes
     }
@@ -563,7 +590,7 @@ impl Observer {
     fn timeline(self, rules: &Rules, first: usize) -> Result<Timeline, ReplayError> {
         let seat = self.seat.map(|s| rules.seats[s as usize].name.clone());
         match self.start {
-            Some(start) => Ok(Timeline { seat, first, start, steps: self.steps }),
+            Some(start) => Ok(Timeline { seat, first, start, steps: self.steps, kinds: self.kinds }),
             // Not reached: the replay calls every step, the setup first.
             None => Err(ReplayError { line: 1, message: "no step to show".into(), warnings: Vec::new() }),
         }

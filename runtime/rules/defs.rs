@@ -14,6 +14,50 @@ use crate::diag::{FileId, Sources};
 /// Name indices are read by scripts at every call, so they use a fast (non-cryptographic) hash.
 pub(crate) type NameMap<V> = rustc_hash::FxHashMap<String, V>;
 
+/// How `tabula view` draws the game (`[layout]`), its names checked at load: nothing in play
+/// depends on it.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Layout {
+    /// How each zone is drawn, by zone name (a per-seat zone's base name covers all its seats'
+    /// zones), in the order written.
+    pub zones: IndexMap<String, raw::RawZoneLayout>,
+    /// How the pieces of each kind are drawn, by kind.
+    pub pieces: IndexMap<String, PieceLayout>,
+    /// The sides of the pieces of zones drawn as grids, by zone name.
+    pub grids: IndexMap<String, GridLayout>,
+    /// The counters shown beside the board, in order (base names of per-seat counters), or
+    /// `None`: all of them.
+    pub counters: Option<Vec<String>>,
+}
+
+/// How the pieces of one kind are drawn (`[layout.pieces.<kind>]`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PieceLayout {
+    /// The shape (`None`: a plain label).
+    pub shape: Option<raw::PieceShape>,
+    /// The property written on the piece (`None`: its name).
+    pub label: Option<String>,
+    /// A colour for every piece of the kind.
+    pub colour: Option<String>,
+    /// The property giving the piece's colour.
+    pub colour_from: Option<String>,
+    /// The colour of each value of `colour_from`.
+    pub colours: IndexMap<String, String>,
+    /// The piece-valued property putting the piece on another piece.
+    pub on: Option<String>,
+}
+
+/// How the pieces of a zone drawn as a grid show their sides (`[layout.grids.<zone>]`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct GridLayout {
+    /// The properties of the north, east, south and west sides, as printed.
+    pub sides: Option<[String; 4]>,
+    /// The property counting quarter turns clockwise.
+    pub rotation: Option<String>,
+    /// Whether `y` grows up the page.
+    pub y_up: bool,
+}
+
 /// Index of a seat in `Defs::seats` (turn order).
 pub type SeatId = u8;
 /// Index of a zone in `Defs::zones`.
@@ -111,9 +155,8 @@ pub struct Defs {
     pub default_agent: String,
     /// The counter that counts rounds (`[game] rounds`), for balance reports.
     pub rounds: Option<CounterId>,
-    /// How `tabula view` draws each zone (`[layout]`), by zone name (a per-seat zone's base name
-    /// covers all its seats' zones).
-    pub layout: IndexMap<String, raw::RawZoneLayout>,
+    /// How `tabula view` draws the game (`[layout]`), its names checked.
+    pub layout: Layout,
     /// Total number of property slots over all pieces.
     pub prop_slots: usize,
     pub(crate) zone_index: NameMap<ZoneId>,

@@ -397,9 +397,12 @@ impl Merged {
         absorb_section(&mut self.timers, raw.timers, file);
         absorb_section(&mut self.agents, raw.agents, file);
         if let Some(layout) = raw.layout {
-            // An overlay's zones are drawn as it says, the others as the base says.
+            // An overlay's zones and kinds are drawn as it says, the others as the base says.
             let (_, base) = self.layout.get_or_insert_with(|| (file, raw::RawLayout::default()));
             base.zones.extend(layout.zones);
+            base.pieces.extend(layout.pieces);
+            base.grids.extend(layout.grids);
+            base.counters = layout.counters.or(base.counters.take());
         }
     }
 }
@@ -426,6 +429,127 @@ fn one_of(names: impl Iterator<Item = impl AsRef<str>>) -> String {
 }
 
 impl Loader<'_> {
+    /// Where the key `name` of a `[layout]` table is written: its first mention after
+    /// `[layout` (layout keys carry no span).
+    fn layout_span(&self, file: FileId, name: &str) -> std::ops::Range<usize> {
+        let text = self.sources.text(file);
+        let after = text.find("[layout").unwrap_or(0);
+        let at = text[after..].find(name).map_or(after, |i| after + i);
+        at..at + name.len()
+    }
+
+    /// Whether `name` is a zone, or the base name of per-seat zones.
+    fn is_zone_name(&self, name: &str) -> bool {
+        self.defs.zone(name).is_some() || self.defs.zones.iter().any(|z| z.name.split('.').next() == Some(name))
+    }
+
+    /// An unknown name in `[layout]`: a diagnostic at `span` listing the names it may be.
+    fn layout_unknown(
+        &mut self,
+        file: FileId,
+        span: std::ops::Range<usize>,
+        what: &str,
+        name: &str,
+        names: Vec<String>,
+    ) {
+        let (what, of) = what.split_once(' ').unwrap_or((what, ""));
+        let of = if of.is_empty() { String::new() } else { format!(" {of}") };
+        let d = Diagnostic::new(format!("[layout] names no {what} `{name}`{of}"))
+            .at(file, span)
+            .expected(format!("a {what}{of}: {}", names.join(", ")));
+        self.push(d);
+    }
+
+    /// `[layout]` checked and resolved: every zone, kind, property and counter it names exists.
+    fn resolve_layout(&mut self, file: FileId, layout: &raw::RawLayout) {
+        let zone_names = |defs: &Defs| -> Vec<String> {
+            let mut names: Vec<String> = Vec::new();
+            for z in &defs.zones {
+                let base = z.name.split('.').next().unwrap_or(&z.name).to_string();
+                if !names.contains(&base) {
+                    names.push(base);
+                }
+            }
+            names
+        };
+        for (zone, how) in &layout.zones {
+            if !self.is_zone_name(zone) {
+                let span = self.layout_span(file, zone);
+                self.layout_unknown(file, span, "zone", zone, zone_names(&self.defs));
+            }
+            self.defs.layout.zones.insert(zone.clone(), how.clone());
+        }
+        for (kind, how) in &layout.pieces {
+            let Some(k) = self.defs.kinds.iter().position(|k| k.name == *kind) else {
+                let span = self.layout_span(file, kind);
+                let names = self.defs.kinds.iter().map(|k| k.name.clone()).collect();
+                self.layout_unknown(file, span, "kind", kind, names);
+                continue;
+            };
+            let mut prop = |name: &Option<Name>| -> Option<String> {
+                let name = name.as_ref()?;
+                let def = &self.defs.kinds[k];
+                if def.prop(&name.value).is_none() {
+                    let names = def.props.iter().map(|p| p.name.clone()).collect();
+                    let what = format!("property of `{kind}`");
+                    self.layout_unknown(file, name.span.clone(), &what, &name.value, names);
+                }
+                Some(name.value.clone())
+            };
+            let resolved = PieceLayout {
+                shape: how.shape,
+                label: prop(&how.label),
+                colour: how.colour.clone(),
+                colour_from: prop(&how.colour_from),
+                colours: how.colours.clone(),
+                on: prop(&how.on),
+            };
+            self.defs.layout.pieces.insert(kind.clone(), resolved);
+        }
+        for (zone, how) in &layout.grids {
+            if !self.is_zone_name(zone) {
+                let span = self.layout_span(file, zone);
+                self.layout_unknown(file, span, "zone", zone, zone_names(&self.defs));
+            }
+            // A side or the rotation is a property of some kind of piece (a grid holds pieces
+            // of the kinds its zone accepts, which may be any).
+            let mut prop = |name: &Name| -> String {
+                if !self.defs.kinds.iter().any(|k| k.prop(&name.value).is_some()) {
+                    let mut names: Vec<String> = Vec::new();
+                    for p in self.defs.kinds.iter().flat_map(|k| &k.props) {
+                        if !names.contains(&p.name) {
+                            names.push(p.name.clone());
+                        }
+                    }
+                    self.layout_unknown(file, name.span.clone(), "property", &name.value, names);
+                }
+                name.value.clone()
+            };
+            let sides = how.sides.as_ref().map(|s| [prop(&s.north), prop(&s.east), prop(&s.south), prop(&s.west)]);
+            let rotation = how.rotation.as_ref().map(&mut prop);
+            self.defs.layout.grids.insert(zone.clone(), GridLayout { sides, rotation, y_up: how.y_up });
+        }
+        if let Some(counters) = &layout.counters {
+            let mut shown = Vec::new();
+            for c in counters {
+                let known = self.defs.counter(&c.value).is_some()
+                    || self.defs.counters.iter().any(|d| d.name.split('.').next() == Some(c.value.as_str()));
+                if !known {
+                    let mut names: Vec<String> = Vec::new();
+                    for d in &self.defs.counters {
+                        let base = d.name.split('.').next().unwrap_or(&d.name).to_string();
+                        if !names.contains(&base) {
+                            names.push(base);
+                        }
+                    }
+                    self.layout_unknown(file, c.span.clone(), "counter", &c.value, names);
+                }
+                shown.push(c.value.clone());
+            }
+            self.defs.layout.counters = Some(shown);
+        }
+    }
+
     fn err(&mut self, file: FileId, span: std::ops::Range<usize>, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(message).at(file, span)
     }
@@ -746,23 +870,7 @@ impl Loader<'_> {
         self.resolve_pieces();
         self.resolve_counters();
         if let Some((file, layout)) = &m.layout {
-            for (zone, how) in &layout.zones {
-                if self.defs.zone(zone).is_none()
-                    && !self.defs.zones.iter().any(|z| z.name.split('.').next() == Some(zone))
-                {
-                    let names: Vec<&str> = self.defs.zones.iter().map(|z| z.name.as_str()).collect();
-                    // Layout entries carry no span: the first mention of the name after
-                    // `[layout` is where it is written.
-                    let text = self.sources.text(*file);
-                    let after = text.find("[layout").unwrap_or(0);
-                    let at = text[after..].find(zone.as_str()).map_or(after, |i| after + i);
-                    let d = Diagnostic::new(format!("[layout] names no zone `{zone}`"))
-                        .at(*file, at..at + zone.len())
-                        .expected(format!("a zone: {}", names.join(", ")));
-                    self.push(d);
-                }
-                self.defs.layout.insert(zone.clone(), how.clone());
-            }
+            self.resolve_layout(*file, layout);
         }
         if let Some(rounds) = &m.game.rounds {
             let found = self.defs.counter(&rounds.value);

@@ -103,21 +103,35 @@ pub struct RawRuleset {
 
 /// `[layout]`: how `tabula view` draws the game. Without it, zones are boxes in declaration
 /// order, a board graph is laid out by springs and pieces with `x` and `y` properties on a grid.
+/// With zones given a `draw`, the page opens on those zones (in the order written here) and
+/// keeps the others in a side panel.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawLayout {
-    /// Per zone: where to draw it (board graphs), its colour and its label, as in
+    /// Per zone: how to draw it and where (board graphs), its colour and its label, as in
     /// `zones.hall = { x = 3, y = 1, colour = "#c8b46e", label = "Great hall" }`.
     #[serde(default)]
     pub zones: IndexMap<String, RawZoneLayout>,
+    /// Per kind of piece: how its pieces are drawn, as in
+    /// `pieces.die = { shape = "die", label = "face" }`.
+    #[serde(default)]
+    pub pieces: IndexMap<String, RawPieceLayout>,
+    /// Per zone drawn as a grid (`draw = "grid"`): which properties of its pieces are their
+    /// sides' passages, and how they turn.
+    #[serde(default)]
+    pub grids: IndexMap<String, RawGridLayout>,
+    /// The counters shown beside the board, in this order (a per-seat counter's base name
+    /// covers every seat's). The others are kept in a side panel. Without it, every counter is
+    /// shown beside the board.
+    pub counters: Option<Vec<Name>>,
 }
 
 /// How one zone is drawn.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawZoneLayout {
-    /// Column of the zone's node when the zones form a board graph (any unit: the drawing is
-    /// scaled to fit).
+    /// Column of the zone's node when the zones form a board graph, or of the zone's place on
+    /// the board (any unit: the drawing is scaled to fit).
     pub x: Option<i64>,
     /// Row of the zone's node (down the page).
     pub y: Option<i64>,
@@ -125,6 +139,95 @@ pub struct RawZoneLayout {
     pub colour: Option<String>,
     /// The name shown instead of the zone's key.
     pub label: Option<String>,
+    /// How the zone is drawn on the board; a zone without it (and without `x` and `y`) is kept
+    /// in a side panel when some zone has it.
+    pub draw: Option<ZoneDraw>,
+}
+
+/// How a zone is drawn on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZoneDraw {
+    /// Its pieces side by side, each as its kind is drawn.
+    Row,
+    /// A place on the board (at its `x` and `y` when given), its pieces standing in it.
+    Place,
+    /// A pile: one piece (its top, when seen) with the number of pieces under it.
+    Pile,
+    /// A hand of cards, fanned.
+    Hand,
+    /// Pieces laid at their whole-number `x` and `y` properties, as tiles (`[layout.grids]`).
+    Grid,
+    /// Not drawn itself: its pieces are drawn on the pieces their `on` property names
+    /// (`[layout.pieces]`), figures on the tiles they stand on.
+    On,
+}
+
+/// How the pieces of one kind are drawn.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawPieceLayout {
+    /// The piece's shape.
+    pub shape: Option<PieceShape>,
+    /// A property whose value is written on the piece (a die's face, a card's title); without
+    /// it, the piece's name.
+    pub label: Option<Name>,
+    /// A CSS colour for every piece of the kind.
+    pub colour: Option<String>,
+    /// A property whose value gives the piece's colour: through `colours`, or the value itself
+    /// taken as a CSS colour (a seat named `red`).
+    pub colour_from: Option<Name>,
+    /// The colour of each value of `colour_from`.
+    #[serde(default)]
+    pub colours: IndexMap<String, String>,
+    /// A piece-valued property that puts the piece on another piece (a figure's chamber): the
+    /// piece is drawn on that piece when it is drawn, in its own zone otherwise.
+    pub on: Option<Name>,
+}
+
+/// The shape a piece is drawn as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PieceShape {
+    /// A standing figure.
+    Pawn,
+    /// A card: its label, the other shown properties small.
+    Card,
+    /// A square tile.
+    Tile,
+    /// A die showing its label (its face).
+    Die,
+    /// A round token.
+    Token,
+}
+
+/// How the pieces of a zone drawn as a grid show their sides.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawGridLayout {
+    /// The properties of the pieces' four sides: a side whose value is a piece or a number
+    /// other than 0 is a passage, drawn open.
+    pub sides: Option<RawSides>,
+    /// A property counting the quarter turns clockwise the piece lies turned by: its printed
+    /// sides turn with it.
+    pub rotation: Option<Name>,
+    /// Whether `y` grows up the page (north is `y + 1`); by default it grows down.
+    #[serde(default)]
+    pub y_up: bool,
+}
+
+/// The properties giving a grid piece's four sides, as printed.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawSides {
+    /// The top side's property.
+    pub north: Name,
+    /// The right side's property.
+    pub east: Name,
+    /// The bottom side's property.
+    pub south: Name,
+    /// The left side's property.
+    pub west: Name,
 }
 
 /// An `[agents.<name>]` entry: a player written in Rhai.

@@ -11,6 +11,7 @@ Usage: tests/browser/check.py TABULA_BINARY CHROMIUM
 import glob
 import html.parser
 import os
+import re
 import subprocess
 import sys
 
@@ -89,6 +90,14 @@ expect("east-berlin line 22, everyone: angela in the tunnel", "angela" in zones.
 zones, text, _ = render(everyone, "seat=police&line=22")
 expect("east-berlin line 22, police (seat switched): angela not shown in the tunnel",
        "angela" not in zones.get("tunnel", set()) and "hidden" in text)
+# An address naming a seat and a line lands on that line's step as the seat saw it (a seat's
+# timeline has no line numbers of its own: the step is the one everyone's timeline has there).
+_, seen_by_all, _ = render(everyone, "seat=everyone&line=22")
+_, seen_by_police, dom = render(everyone, "seat=police&line=22")
+step_at = lambda text: text.split("step ", 1)[1].split(" of")[0] if "step " in text else None
+expect("east-berlin line 22, police: the step at line 22, not the last one",
+       step_at(seen_by_police) is not None and step_at(seen_by_police) == step_at(seen_by_all)
+       and 'data-seat="police"' in dom)
 _, text, _ = render(police, "step=1000")
 expect("east-berlin, police page, last step: the game is over and the exile won", "game over: exile" in text)
 # Stepping back from the end: the first step is the setup, with every member in `members`.
@@ -122,6 +131,37 @@ for log in sorted(glob.glob("examples/logs/*/*.log")):
     shot = page[:-5] + ".png"
     chromium("--window-size=1280,1000", "--virtual-time-budget=3000", f"--screenshot={shot}", f"file://{page}#seat=everyone&step=12")
     expect(f"{log}: screenshot {os.path.relpath(shot)}", os.path.exists(shot) and os.path.getsize(shot) > 10000)
+
+# The first screen (1400x1000) of each ruleset's page is its table: the board's pieces (those the
+# page draws on its map or grid, or in its zones when it has neither) are drawn, and inside the
+# first screen. The page says where it drew each piece (`<body data-pieces>`, page pixels). The
+# screenshot is kept in target/viewer/first-<ruleset>.png (docs/images/ holds copies for the
+# README).
+FIRST = {
+    "east-berlin": ("examples/logs/east-berlin/checkpoint-paid.log", "line=22"),
+    "temple": ("examples/logs/temple/escape.log", "step=18"),
+    "colditz": ("examples/logs/colditz/tunnel.log", "step=12"),
+    "blackgate": ("examples/logs/blackgate/escape.log", "step=12"),
+    "escape-plan": ("examples/logs/escape-plan/day-three-escape.log", "step=30"),
+}
+for ruleset, (log, where) in FIRST.items():
+    page = view(log)
+    size = "--window-size=1400,1000"
+    dom = chromium(size, "--virtual-time-budget=3000", "--dump-dom", f"file://{page}#seat=everyone&{where}")
+    found = re.search(r'data-pieces="([^"]*)"', dom)
+    drawn = []
+    for item in (found.group(1).split() if found else []):
+        name, box = item.rsplit("@", 1)
+        board_piece = name.endswith("!")
+        x, y, w, h = (int(v) for v in box.split(","))
+        drawn.append((name.rstrip("!"), board_piece, x, y, w, h))
+    on_board = [d for d in drawn if d[1]] or drawn
+    outside = [d[0] for d in on_board if d[2] < 0 or d[3] < 0 or d[2] + d[4] > 1400 or d[3] + d[5] > 1000 or d[4] == 0]
+    expect(f"{ruleset}: the first screen draws the board's pieces ({len(on_board)}), all inside it: {outside[:5]}",
+           len(on_board) > 0 and not outside)
+    shot = os.path.join(OUT, f"first-{ruleset}.png")
+    chromium(size, "--virtual-time-budget=3000", f"--screenshot={shot}", f"file://{page}#seat=everyone&{where}")
+    expect(f"{ruleset}: first screen {os.path.relpath(shot)}", os.path.exists(shot) and os.path.getsize(shot) > 10000)
 
 print(f"\nbrowser: {passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -219,7 +219,10 @@ fn a_page_past_its_bytes_is_refused_with_a_part_that_fits() {
     assert_eq!(from, refused.line.to_string());
     let part = Part { from: None, until: Some(until.parse().expect("a line")) };
     let fits = page_within(&log, rules, 2, &observers, part, "escape.log", limits).expect("the part fits");
-    assert!(serde_json::to_string(&fits).expect("json").len() <= 60_000 + 1_000, "the board aside");
+    let board = serde_json::to_string(&fits.board).expect("json").len();
+    let all = serde_json::to_string(&fits).expect("json").len();
+    // The board and the fields around the timelines (their seats, first steps) are not counted.
+    assert!(all <= 60_000 + board + 200, "the board aside: {all} bytes, {board} of them the board");
 }
 
 /// A seat that may act out of turn has its options on the page: in Colditz's
@@ -252,4 +255,32 @@ fn a_page_offers_a_seats_options_out_of_turn() {
     assert!(offered && emptied, "offered {offered}, emptied {emptied}");
     // The page's script shows them under the seat's name, out of turn.
     assert!(html(&made).contains("may, out of turn:"));
+}
+
+/// Every name a `[layout]` uses is checked when the ruleset loads, as every other name is: an
+/// unknown zone, kind of piece, property or counter is an error at the name, with the names it
+/// could be.
+#[test]
+fn a_layout_names_only_what_its_ruleset_has() {
+    let base = "[game]\nname = \"Layout\"\nstart = \"only\"\n\n[seats.solo]\n\n[components.die]\n\
+                props.face = { range = [1, 6] }\n\n[pieces]\ndie = { type = \"die\", zone = \"table\" }\n\n\
+                [zones.table]\n\n[counters.score]\nrange = [0, 9]\n\n[phases.only]\n\n[layout]\n";
+    let line = base.lines().count() + 1;
+    for (i, (layout, said, expected)) in [
+        ("zones.tabel = { draw = \"row\" }", "[layout] names no zone `tabel`", "a zone: table"),
+        ("pieces.dice = { shape = \"die\" }", "[layout] names no kind `dice`", "a kind: die"),
+        ("pieces.die = { shape = \"pawn\", on = \"at\" }", "[layout] names no property `at` of `die`", "face"),
+        ("grids.table = { rotation = \"rot\" }", "[layout] names no property `rot`", "a property: face"),
+        ("counters = [\"scor\"]", "[layout] names no counter `scor`", "a counter: score"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = scratch(&format!("layout-{i}"));
+        std::fs::write(dir.join("game.toml"), format!("{base}{layout}\n")).expect("write");
+        let (ok, _, err) = tabula(&["check", dir.to_str().expect("a path")], "");
+        assert!(!ok, "{layout}: accepted");
+        assert!(err.contains(said) && err.contains(expected), "{layout}:\n{err}");
+        assert!(err.contains(&format!("game.toml:{line}:")), "{layout}: not at its line {line}:\n{err}");
+    }
 }

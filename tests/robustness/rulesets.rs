@@ -469,6 +469,11 @@ mod game_toml {
     }
 
     #[test]
+    fn a_layout_naming_a_property_its_kind_lacks_is_refused_at_the_name() {
+        refused("toml-layout-unknown-property", "game.toml:19:39", "[layout] names no property `fase` of `die`");
+    }
+
+    #[test]
     fn a_hook_no_script_defines_is_named() {
         refused("toml-missing-hook", "game.toml:12:12", "no script function `begin` taking 1 argument");
     }

@@ -10,7 +10,32 @@ use crate::state::State;
 
 /// Distances in edges from `start` (respecting `one_way`) to every zone at most `most` away; with
 /// `towards`, from every zone to `start` (one-way edges walked backwards).
-pub(super) fn graph_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> RhaiResult<Map> {
+///
+/// The board never changes: a result is kept in `names` and copied for the next call asking the
+/// same (building the map of a large board costs several times more than copying it).
+pub(super) fn graph_distances(
+    defs: &Defs,
+    names: &super::names::Names,
+    start: ZoneId,
+    most: i64,
+    towards: bool,
+) -> RhaiResult<Map> {
+    // Past the number of zones, every bound gives the same distances.
+    let key = (start, most.clamp(-1, defs.zone_names.len() as i64), towards);
+    if let Some(kept) = names.distances.borrow().get(&key) {
+        return Ok(kept.clone());
+    }
+    let out = walk_distances(defs, start, most, towards);
+    let mut kept = names.distances.borrow_mut();
+    // A bound on what is kept: a script asking ever new questions gets them walked.
+    if kept.len() < 4096 {
+        kept.insert(key, out.clone());
+    }
+    Ok(out)
+}
+
+/// The breadth-first walk of [`graph_distances`].
+fn walk_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Map {
     let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
     steps[start as usize] = Some(0);
     // The zones reached at the last distance; each step walks only their links.
@@ -38,7 +63,7 @@ pub(super) fn graph_distances(defs: &Defs, start: ZoneId, most: i64, towards: bo
             out.insert(defs.zone_names[z].as_str().into(), Dynamic::from(*s));
         }
     }
-    Ok(out)
+    out
 }
 
 /// Counts the pieces of a zone by the value of a property: `#{red: 2, blue: 1}`. Only

@@ -178,9 +178,7 @@ pub(super) fn register(engine: &mut Registry) {
         Ok(g.state_mut().set_counter(&g.defs, c, value))
     });
     engine.register_direct("set_counter", &[Param::Counter, Param::Int], |g: &GameApi, args| match args {
-        [Arg::Id(c), Arg::Int(value)] => {
-            Some(Ok(Dynamic::from_int(g.state_mut().set_counter(&g.defs, *c, *value))))
-        }
+        [Arg::Id(c), Arg::Int(value)] => Some(Ok(Dynamic::from_int(g.state_mut().set_counter(&g.defs, *c, *value)))),
         _ => None,
     });
     engine.register_fn("add", |g: &mut GameApi, name: ImmutableString, delta: i64| -> RhaiResult<i64> {
@@ -644,11 +642,11 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
-        graph_distances(&g.defs, g.zone(from)?, most, false)
+        graph_distances(&g.defs, &g.names, g.zone(from)?, most, false)
     });
     engine.register_fn("distances_to", |g: &mut GameApi, to: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
-        graph_distances(&g.defs, g.zone(to)?, most, true)
+        graph_distances(&g.defs, &g.names, g.zone(to)?, most, true)
     });
 }
 

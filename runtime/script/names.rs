@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 
 use rhai::ImmutableString;
+use rustc_hash::FxHashMap;
 
 /// A small cache from a name's string to an id (a zone's, a counter's), direct-mapped by the
 /// string's address. A name may also be remembered within a scope, such as a property's name
@@ -91,6 +92,10 @@ pub(crate) struct Names {
     pub(crate) counters: NameCache,
     /// Property names, within each kind of piece (the scope is the kind).
     pub(crate) props: NameCache,
+    /// The board graph's distances asked so far, by start, bound and direction (see
+    /// `board::graph_distances`): the graph never changes, and agents ask the same ones
+    /// at every decision.
+    pub(crate) distances: RefCell<FxHashMap<(crate::rules::ZoneId, i64, bool), rhai::Map>>,
 }
 
 impl Names {

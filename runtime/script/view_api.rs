@@ -242,10 +242,10 @@ pub(super) fn register(engine: &mut Registry) {
     });
     // The board graph is printed on the board: every seat may read it.
     engine.register_fn("distances", |v: &mut SeatView, from: &str, most: i64| -> RhaiResult<Map> {
-        graph_distances(&v.defs, v.zone(from)?, most, false)
+        graph_distances(&v.defs, &v.names, v.zone(from)?, most, false)
     });
     engine.register_fn("distances_to", |v: &mut SeatView, to: &str, most: i64| -> RhaiResult<Map> {
-        graph_distances(&v.defs, v.zone(to)?, most, true)
+        graph_distances(&v.defs, &v.names, v.zone(to)?, most, true)
     });
     // Pure functions of what the agent gives: they read nothing of the game.
     engine.register_fn("rank", |_: &mut SeatView, keys: Map| super::ranking::rank(&keys));

@@ -206,7 +206,7 @@ impl Scripts {
         result
     }
 
-    /// Starts a listing of options on a state that does not change until the returned guard
+    /// Starts a listing of options on a state that does not change until the returned `Listing`
     /// is dropped: the `legal` hooks of its candidates may share one scratch copy.
     pub(crate) fn listing(&self) -> Listing<'_> {
         self.kept_copy.set(false);

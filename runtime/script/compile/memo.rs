@@ -11,7 +11,7 @@
 //! (it then runs, and fails where it fails).
 //!
 //! Helpers like that run for every link of every piece at every decision, which is why this
-//! pays: in Colditz, the type of a space is read off its name tens of thousands of times a game.
+//! pays: a board game may read the type of a space off its name tens of thousands of times a game.
 
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};

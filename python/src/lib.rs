@@ -728,7 +728,8 @@ impl PyGame {
     }
 
     /// An independent copy of the game (a search may copy every step).
-    fn clone(&self) -> PyGame {
+    #[pyo3(name = "clone")]
+    fn copy_game(&self) -> PyGame {
         PyGame {
             game: self.game.clone(),
             seed: self.seed,
@@ -740,7 +741,7 @@ impl PyGame {
     }
 
     fn __copy__(&self) -> PyGame {
-        self.clone()
+        self.copy_game()
     }
 
     fn __repr__(&self) -> String {

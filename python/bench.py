@@ -3,13 +3,13 @@
 
     python python/bench.py [--games 2000] [--ruleset east-berlin] [--record]
 
-Each decision is three calls into the library: who is asked (`next_turn`), how many options
-(`legal_count`), and the choice applied (`apply_index`), with Python's `random` choosing.
+Each decision is two calls into the library: who is asked and how many options they have
+(`turn`), and the choice applied (`choose`), with Python's `random` choosing.
 """
 
 import argparse
-import random
 import time
+from random import Random
 
 import tabula
 
@@ -21,18 +21,17 @@ def main() -> None:
     parser.add_argument("--record", action="store_true", help="record events (logs, narration)")
     args = parser.parse_args()
     rules = tabula.load(args.ruleset)
-    rng = random.Random(0)
+    random = Random(0).random
     decisions = 0
     start = time.process_time()
     for seed in range(args.games):
         game = rules.game(seed=seed, record=args.record)
-        while (turn := game.next_turn()) is not None:
-            seat, out_of_turn = turn
-            n = game.legal_count(seat)
-            if n == 0 or (out_of_turn and rng.random() < 0.5):
+        while (turn := game.turn()) is not None:
+            seat, out_of_turn, n = turn
+            if n == 0 or (out_of_turn and random() < 0.5):
                 game.pass_turn(seat)
                 continue
-            game.apply_index(seat, rng.randrange(n))
+            game.choose(int(random() * n))
             decisions += 1
     seconds = time.process_time() - start
     print(

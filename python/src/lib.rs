@@ -335,6 +335,9 @@ pub struct PyGame {
     /// changes it forgets them).
     legal: Vec<Action>,
     legal_seat: Option<SeatId>,
+    /// The players' seat names as Python strings, made once (`turn` hands them out at every
+    /// decision).
+    names: Vec<Py<pyo3::types::PyString>>,
 }
 
 impl PyGame {
@@ -347,7 +350,12 @@ impl PyGame {
     fn around(game: tabula::Game, seed: Option<u64>) -> PyGame {
         let scheduler = Scheduler::new(&game, SimOptions::default().max_decisions);
         let told = vec![0; game.players() as usize];
-        PyGame { game, seed, scheduler, told, legal: Vec::new(), legal_seat: None }
+        let names = Python::attach(|py| {
+            (0..game.players())
+                .map(|s| pyo3::types::PyString::new(py, &game.rules().seats[s as usize].name).unbind())
+                .collect()
+        });
+        PyGame { game, seed, scheduler, told, legal: Vec::new(), legal_seat: None, names }
     }
 
     fn err(&self, e: &Error) -> PyErr {
@@ -668,10 +676,44 @@ impl PyGame {
         Ok(next.map(|s| (self.seat_name(s), self.scheduler.out_of_turn())))
     }
 
+    /// `next_turn` and the seat's `legal_count` in one call, for loops that decide again and
+    /// again (an agent, a benchmark): `(seat, out_of_turn, options)`, or None once the game is
+    /// over. `choose(i)` then takes the seat's `i`th option.
+    fn turn(&mut self, py: Python<'_>) -> PyResult<Option<(Py<pyo3::types::PyString>, bool, usize)>> {
+        self.legal_seat = None;
+        let next = self.scheduler.next(&mut self.game).map_err(|e| py_err(&e, &self.game.rules().sources))?;
+        let Some(seat) = next else { return Ok(None) };
+        let count = self.options(seat)?.len();
+        Ok(Some((self.names[seat as usize].clone_ref(py), self.scheduler.out_of_turn(), count)))
+    }
+
+    /// Takes the `index`th option of the seat `turn` last handed out (as `apply_index`).
+    fn choose(&mut self, index: usize) -> PyResult<()> {
+        let Some(seat) = self.legal_seat else {
+            return Err(TabulaError::new_err("choose follows turn: no seat's options are listed now"));
+        };
+        let Some(action) = self.legal.get(index).copied() else {
+            return Err(IllegalAction::new_err(format!(
+                "{} has {} legal action(s) now, not an action #{index}",
+                self.seat_name(seat),
+                self.legal.len()
+            )));
+        };
+        self.legal_seat = None;
+        let before = self.game.state().changes();
+        self.game.apply_unchecked(&action).map_err(|e| self.err(&e))?;
+        self.scheduler.done(&self.game, seat, Some(action.action), before);
+        if let Some(told) = self.told.get_mut(seat as usize) {
+            *told = self.game.events().len();
+        }
+        Ok(())
+    }
+
     /// The seat asked by `next_turn` lets its chance pass: out of turn, the game goes on; in
     /// real time, the seat waits until it sees a change.
     fn pass_turn(&mut self, seat: &str) -> PyResult<()> {
         let s = self.seat(seat)?;
+        self.legal_seat = None;
         let changes = self.game.state().changes();
         self.scheduler.done(&self.game, s, None, changes);
         Ok(())
@@ -737,6 +779,7 @@ impl PyGame {
             told: self.told.clone(),
             legal: Vec::new(),
             legal_seat: None,
+            names: Python::attach(|py| self.names.iter().map(|n| n.clone_ref(py)).collect()),
         }
     }
 

@@ -177,3 +177,24 @@ def test_every_ruleset_plays_through_the_scheduler():
                 game.apply_index(seat, steps % game.legal_count(seat))
             steps += 1
         assert tabula.replay(game.log()).log() == game.log(), name
+
+
+def test_turn_and_choose_play_as_next_turn_and_apply_index():
+    a = tabula.new_game("blackgate", seed=2, players=3)
+    b = tabula.new_game("blackgate", seed=2, players=3)
+    for step in range(80):
+        turn = a.turn()
+        assert (turn is None) == ((other := b.next_turn()) is None)
+        if turn is None:
+            break
+        seat, out_of_turn, n = turn
+        assert (seat, out_of_turn) == other and n == b.legal_count(seat)
+        if out_of_turn or n == 0:
+            a.pass_turn(seat)
+            b.pass_turn(seat)
+        else:
+            a.choose(step % n)
+            b.apply_index(seat, step % n)
+    assert a.log() == b.log()
+    with pytest.raises(tabula.TabulaError):
+        a.choose(0)

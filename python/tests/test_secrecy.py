@@ -1,5 +1,6 @@
 """The information-set test over the Python channel: what the environment gives a seat (its
-observation, its action mask, its legal actions as text, its view) is the same in two games
+observation, its action mask, its legal actions as text, its view, what it was told) is the
+same in two games
 that differ only in what that seat may not see. The pairs are the engine's
 (`tabula::secrecy`)."""
 
@@ -28,6 +29,7 @@ def test_a_seat_is_shown_the_same_in_paired_games(ruleset, variants, players):
                 assert np.array_equal(oa["action_mask"], ob["action_mask"]), (seat, seed)
                 assert a.legal_texts(seat) == b.legal_texts(seat)
                 assert a.view(seat) == b.view(seat)
+                assert a.events(seat) == b.events(seat)
                 compared += 1
                 apart += a.view() != b.view()
     assert compared > 0

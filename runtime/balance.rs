@@ -108,7 +108,9 @@ impl Balance {
 /// the length spreads, how many games had each length, so its size does not grow with the number
 /// of games (a run of a million games keeps no record of each). Tallies of parts of a run add up
 /// to the tally of the whole, whatever the parts: several threads give the same balance as one.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// It serializes, so that parts played in other processes (the Python package's Ray sweeps)
+/// come back to be merged.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tally {
     /// Games counted.
     pub games: u64,

@@ -93,6 +93,33 @@ pub fn check_secrecy(rules: Rc<Rules>, options: &SecrecyOptions) -> Result<Secre
     Ok(report)
 }
 
+/// The games of one information-set pair for `seat`, seeded from `seed`, apart from the start
+/// or from a shared prefix of random length (`share_prefix`), at every step the check compares
+/// while the two may not rightly differ: for a tool that checks a channel of its own (the
+/// Python package compares its observations). At most `steps` steps; empty when the setup
+/// already showed the seat hidden pieces, or the game ended within the shared prefix.
+pub fn paired_games(
+    rules: Rc<Rules>,
+    players: u8,
+    seat: SeatId,
+    seed: u64,
+    share_prefix: bool,
+    steps: u64,
+) -> Result<Vec<(Game, Game)>, Error> {
+    let mut pair = Pair::start(rules, players, seat, seed, share_prefix)?;
+    let mut out = Vec::new();
+    if pair.shown_at_setup || pair.ended_in_prefix {
+        return Ok(out);
+    }
+    for _ in 0..steps {
+        out.push((pair.a.clone(), pair.b.clone()));
+        if !pair.step(false)? {
+            break;
+        }
+    }
+    Ok(out)
+}
+
 /// Two games that differ only in what `seat` may not see.
 struct Pair {
     rules: Rc<Rules>,

@@ -624,6 +624,14 @@ fn simulate_on_threads(
     report(&rules, options, tally, records, start.elapsed().as_secs_f64())
 }
 
+/// Plays the games of a run with the given indices (game `i` seeded from the run's seed and `i`
+/// alone, as in a whole run) and returns their tally: a part of a run played elsewhere (another
+/// process, another machine), whose tallies merge into the run's (`Tally::merge`).
+pub fn tally_games(rules: &Rc<Rules>, options: &SimOptions, indices: std::ops::Range<u64>) -> Result<Tally, Error> {
+    let options = SimOptions { keep_records: false, ..options.clone() };
+    play_games(rules, &options, indices, &mut |_| {}).map(|(tally, _)| tally).map_err(|(_, e)| e)
+}
+
 /// Plays the games of a run with the given indices; returns their tally, and their records if
 /// the options keep them, or the index of the game that failed and why.
 fn play_games(

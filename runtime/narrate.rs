@@ -160,7 +160,8 @@ fn face_text(defs: &Defs, piece: PieceId, face: i64) -> String {
     kind.props.iter().find(|p| p.name == "face").map(|p| defs.show_prop(&p.kind, face)).unwrap_or_default()
 }
 
-/// At most this many lines tell what happened since the seat's last screen.
+/// At least this many lines tell what happened since the seat's last screen (when something
+/// did), however long the view: more when the view leaves room.
 const TOLD_LINES: usize = 8;
 
 /// Lines of the screen that are not the screen's own: the blank line before it, and the
@@ -177,10 +178,18 @@ pub fn screen(game: &Game, seat: SeatId, told: usize, options: &[String]) -> Str
     let (width, height) = (crate::view::SCREEN_WIDTH, crate::view::SCREEN_LINES);
     let events = &game.events()[told.min(game.events().len())..];
     let lines = narrate_marked(game, Some(seat), events);
+    let seat_name = &game.rules().seats[seat as usize].name;
+    let menu = option_lines(options, seat_name, width, height / 3);
+    // The view takes what it needs, leaving the story at least its few lines; the story then
+    // takes the rest.
+    let story_min = if lines.is_empty() { 0 } else { TOLD_LINES };
+    let room = height.saturating_sub(PROMPT_LINES + menu.len() + story_min).max(8);
+    let view_text = view(game, Some(seat)).render_fitted(width, room);
     let mut out = String::new();
     if !lines.is_empty() {
         out.push_str("since your last turn:\n");
-        let room = TOLD_LINES - 2;
+        // The heading and the blank line after the story are lines of it too.
+        let room = height.saturating_sub(PROMPT_LINES + menu.len() + view_text.lines().count() + 2).max(2);
         let shown: Vec<&String> = if lines.len() <= room {
             lines.iter().map(|(l, _)| l).collect()
         } else {
@@ -194,10 +203,7 @@ pub fn screen(game: &Game, seat: SeatId, told: usize, options: &[String]) -> Str
         }
         out.push('\n');
     }
-    let seat_name = &game.rules().seats[seat as usize].name;
-    let menu = option_lines(options, seat_name, width, height / 3);
-    let used = out.lines().count() + menu.len() + PROMPT_LINES;
-    out.push_str(&view(game, Some(seat)).render_fitted(width, height.saturating_sub(used).max(8)));
+    out.push_str(&view_text);
     for line in menu {
         out.push_str(&line);
         out.push('\n');

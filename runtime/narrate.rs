@@ -179,10 +179,10 @@ pub fn screen(game: &Game, seat: SeatId, told: usize, options: &[String]) -> Str
     let events = &game.events()[told.min(game.events().len())..];
     let lines = narrate_marked(game, Some(seat), events);
     let seat_name = &game.rules().seats[seat as usize].name;
-    let menu = option_lines(options, seat_name, width, height / 3);
+    let menu = option_lines(options, seat_name, width, height / 4);
     // The view takes what it needs, leaving the story at least its few lines; the story then
     // takes the rest.
-    let story_min = if lines.is_empty() { 0 } else { TOLD_LINES };
+    let story_min = if lines.is_empty() { 0 } else { TOLD_LINES.min(lines.len() + 2) };
     let room = height.saturating_sub(PROMPT_LINES + menu.len() + story_min).max(8);
     let view_text = view(game, Some(seat)).render_fitted(width, room);
     let mut out = String::new();

@@ -221,7 +221,7 @@ fn draw_map(view: &View, maps: &Maps, g: usize, width: usize) -> Option<Vec<Stri
     let sided = cells.values().any(|p| pieces.get(p.as_str()).and_then(|p| open(p, 0)).is_some());
     // What a cell says: its piece's name and properties (word values cut to their first three
     // letters, part by part, when they do not fit a line), then who stands there by name (by
-    // kind, `patrol×2`, when the names do not fit two lines).
+    // kind, `patrol×2`, when the names do not fit three lines).
     let mut skip = vec!["x", "y"];
     if sided {
         skip.extend(["north", "east", "south", "west", "rot"]);
@@ -254,7 +254,7 @@ fn draw_map(view: &View, maps: &Maps, g: usize, width: usize) -> Option<Vec<Stri
         };
         if let Some(here) = standing.get(&at) {
             let names = fill(here, inner, usize::MAX);
-            lines.extend(if names.len() <= 2 { names } else { fill(&fold_names(here), inner, 2) });
+            lines.extend(if names.len() <= 3 { names } else { fill(&fold_names(here), inner, 3) });
         }
         lines
     };
@@ -513,7 +513,7 @@ impl View {
 /// longest blocks' lines, saying so.
 fn fit(blocks: &mut [Block], lines: usize, width: usize) {
     let total = |blocks: &[Block]| blocks.iter().map(|b| b.lines.len()).sum::<usize>();
-    for rank in [OTHERS, PUBLIC, MINE] {
+    for rank in [OTHERS, PUBLIC] {
         // The longest blocks of a rank shrink first.
         loop {
             if total(blocks) <= lines {
@@ -532,7 +532,7 @@ fn fit(blocks: &mut [Block], lines: usize, width: usize) {
     // what was left out.
     let mut dropped: Vec<String> = Vec::new();
     let mut first = None;
-    for rank in [OTHERS, PUBLIC, MINE] {
+    for rank in [OTHERS, PUBLIC] {
         for i in (0..blocks.len()).rev() {
             if total(blocks) + 1 <= lines {
                 break;
@@ -549,11 +549,28 @@ fn fit(blocks: &mut [Block], lines: usize, width: usize) {
         dropped.reverse();
         blocks[i].lines = vec![cut(&format!("  not shown (--verbose shows all): {}", dropped.join(", ")), width)];
     }
-    // A map taller than the screen: the tallest blocks lose their last lines.
+    // A map taller than the screen: the tallest blocks lose their last lines, the seat's own
+    // last (they first shrink to a line).
     while total(blocks) > lines {
-        let Some(b) = blocks.iter_mut().filter(|b| b.lines.len() > 1).max_by_key(|b| b.lines.len()) else {
-            return;
+        let tallest = |blocks: &mut [Block], mine: bool| -> Option<usize> {
+            (0..blocks.len())
+                .filter(|&i| blocks[i].lines.len() > 1 && (mine || blocks[i].rank != MINE))
+                .max_by_key(|&i| blocks[i].lines.len())
         };
+        let i = match tallest(blocks, false).filter(|&i| blocks[i].lines.len() > 3) {
+            Some(i) => i,
+            None => {
+                if let Some(b) = blocks.iter_mut().find(|b| b.rank == MINE && b.short.is_some() && b.lines.len() > 1) {
+                    b.lines = vec![b.short.take().unwrap_or_default()];
+                    continue;
+                }
+                match tallest(blocks, true) {
+                    Some(i) => i,
+                    None => return,
+                }
+            }
+        };
+        let b = &mut blocks[i];
         b.lines.pop();
         if let Some(last) = b.lines.last_mut() {
             *last = "    \u{2026} (--verbose shows all)".to_string();

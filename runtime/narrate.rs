@@ -161,8 +161,9 @@ fn face_text(defs: &Defs, piece: PieceId, face: i64) -> String {
 }
 
 /// At least this many lines tell what happened since the seat's last screen (when something
-/// did), however long the view: more when the view leaves room.
-const TOLD_LINES: usize = 8;
+/// did: the heading, two lines or a line and how many more, the blank line after), however long
+/// the view: more when the view leaves room.
+const TOLD_LINES: usize = 5;
 
 /// Lines of the screen that are not the screen's own: the blank line before it, and the
 /// prompt (or the out-of-turn note and the prompt) after it.

@@ -63,7 +63,7 @@ fn fold(items: &[(String, String, String)]) -> Vec<String> {
 /// short (`None`: it does not shrink).
 struct Block {
     lines: Vec<String>,
-    short: Option<String>,
+    short: Option<Vec<String>>,
     /// Blocks of lower rank shrink first.
     rank: u8,
 }
@@ -72,20 +72,31 @@ struct Block {
 const OTHERS: u8 = 0;
 const PUBLIC: u8 = 1;
 const MINE: u8 = 2;
-const FIXED: u8 = 3;
+const MAP: u8 = 3;
+const FIXED: u8 = 4;
+
+/// The cells of a grid zone: the name of the piece at each.
+type Cells = BTreeMap<(i64, i64), String>;
+
+/// Where a piece drawn on a map stands: the grid's index, the cell, and the property naming
+/// the cell's piece (`None` when it stands there through another piece).
+type Placed = (usize, (i64, i64), Option<String>);
+
+/// A seat's zones in the compact form: base name, items, and how many were drawn on a map.
+type SeatZones<'a> = BTreeMap<&'a str, Vec<(&'a str, Vec<String>, usize)>>;
 
 /// The cells drawn as maps: for each grid zone, its pieces' cells; and, for every piece drawn
 /// in a cell as standing there, the cell and the property that says so.
 struct Maps {
     /// Zone name → (piece name → cell).
-    grids: Vec<(String, BTreeMap<(i64, i64), String>)>,
+    grids: Vec<(String, Cells)>,
     /// Piece name → (grid index, cell, property naming the cell's piece or `None` when it
     /// stands there through another piece).
-    placed: HashMap<String, (usize, (i64, i64), Option<String>)>,
+    placed: HashMap<String, Placed>,
 }
 
 /// Whether a zone is drawn as a map: at least two pieces seen, every one at its own cell.
-fn grid_of(zone: &ZoneView) -> Option<BTreeMap<(i64, i64), String>> {
+fn grid_of(zone: &ZoneView) -> Option<Cells> {
     if zone.pieces.len() < 2 {
         return None;
     }
@@ -111,7 +122,7 @@ fn find_maps(view: &View) -> Maps {
             grids.push((name.clone(), cells));
         }
     }
-    let mut placed: HashMap<String, (usize, (i64, i64), Option<String>)> = HashMap::new();
+    let mut placed: HashMap<String, Placed> = HashMap::new();
     // A seat's own pieces (its hand, its board) are not on the map, wherever they point.
     let pieces = || {
         (view.zones.iter())
@@ -187,7 +198,7 @@ fn open(piece: &PieceView, side: usize) -> Option<bool> {
 }
 
 /// The map of one grid zone, in lines at most `width` wide (`None` when it does not fit).
-fn draw_map(view: &View, maps: &Maps, g: usize, width: usize) -> Option<Vec<String>> {
+fn draw_map(view: &View, maps: &Maps, g: usize, width: usize, names: usize) -> Option<Vec<String>> {
     let (zone, cells) = &maps.grids[g];
     let pieces: HashMap<&str, &PieceView> = view.zones.get(zone)?.pieces.iter().map(|p| (p.name.as_str(), p)).collect();
     let xs = cells.keys().map(|&(x, _)| x);
@@ -253,8 +264,8 @@ fn draw_map(view: &View, maps: &Maps, g: usize, width: usize) -> Option<Vec<Stri
             (true, false) => vec![cut(&words(true).join(" "), room)],
         };
         if let Some(here) = standing.get(&at) {
-            let names = fill(here, inner, usize::MAX);
-            lines.extend(if names.len() <= 3 { names } else { fill(&fold_names(here), inner, 3) });
+            let all = fill(here, inner, usize::MAX);
+            lines.extend(if all.len() <= names { all } else { fill(&fold_names(here), inner, names) });
         }
         lines
     };
@@ -423,12 +434,13 @@ impl View {
         }
         let maps = find_maps(self);
         for g in 0..maps.grids.len() {
-            if let Some(map) = draw_map(self, &maps, g, width) {
-                blocks.push(fixed(map));
+            if let Some(map) = draw_map(self, &maps, g, width, 3) {
+                let short = draw_map(self, &maps, g, width, 2);
+                blocks.push(Block { lines: map, short, rank: MAP });
             }
         }
         let mut piles = Vec::new();
-        let mut seat_zones: BTreeMap<&str, Vec<(&str, Vec<String>, usize)>> = BTreeMap::new();
+        let mut seat_zones: SeatZones = BTreeMap::new();
         for (name, zone) in &self.zones {
             if zone.count == Some(0) || (zone.count.is_none() && zone.pieces.is_empty()) {
                 continue;
@@ -450,7 +462,7 @@ impl View {
                     let head = format!("  {name}: ");
                     blocks.push(Block {
                         lines: wrapped(&head, &items, width),
-                        short: Some(one_line(&head, &items, width)),
+                        short: Some(vec![one_line(&head, &items, width)]),
                         rank: PUBLIC,
                     });
                 }
@@ -459,7 +471,7 @@ impl View {
         if !piles.is_empty() {
             blocks.push(Block {
                 lines: wrapped("  piles: ", &piles, width),
-                short: Some(one_line("  piles: ", &piles, width)),
+                short: Some(vec![one_line("  piles: ", &piles, width)]),
                 rank: PUBLIC,
             });
         }
@@ -481,14 +493,18 @@ impl View {
                 wrapped(&title, &counters, width)
             };
             let mut summary: Vec<String> = counters.clone();
+            // The seat's own zones shrink to a line each; another seat's to a line of counts.
+            let mut own = block.clone();
             for (base, items, _) in &zones {
                 if items.is_empty() {
                     continue;
                 }
-                block.extend(wrapped(&format!("  {base}: "), items, width));
+                let head = format!("  {base}: ");
+                block.extend(wrapped(&head, items, width));
+                own.push(one_line(&head, items, width));
                 summary.push(format!("{base} {}", items.len()));
             }
-            let short = one_line(&title, &summary, width);
+            let short = if mine { own } else { vec![one_line(&title, &summary, width)] };
             blocks.push(Block { lines: block, short: Some(short), rank: if mine { MINE } else { OTHERS } });
         }
         let ending = match (&self.decision, self.to_act.is_empty()) {
@@ -523,7 +539,7 @@ fn fit(blocks: &mut [Block], lines: usize, width: usize) {
                 .filter(|b| b.rank == rank && b.short.is_some() && b.lines.len() > 1)
                 .max_by_key(|b| b.lines.len());
             match longest {
-                Some(b) => b.lines = vec![b.short.clone().unwrap_or_default()],
+                Some(b) => b.lines = b.short.clone().unwrap_or_default(),
                 None => break,
             }
         }
@@ -534,7 +550,7 @@ fn fit(blocks: &mut [Block], lines: usize, width: usize) {
     let mut first = None;
     for rank in [OTHERS, PUBLIC] {
         for i in (0..blocks.len()).rev() {
-            if total(blocks) + 1 <= lines {
+            if total(blocks) < lines {
                 break;
             }
             if blocks[i].rank == rank && !blocks[i].lines.is_empty() {
@@ -557,18 +573,21 @@ fn fit(blocks: &mut [Block], lines: usize, width: usize) {
                 .filter(|&i| blocks[i].lines.len() > 1 && (mine || blocks[i].rank != MINE))
                 .max_by_key(|&i| blocks[i].lines.len())
         };
+        // The seat's own zones shrink to a line each, then the maps name fewer pieces a cell.
+        let shrinking = (blocks.iter_mut())
+            .filter(|b| b.rank == MINE || b.rank == MAP)
+            .filter(|b| b.short.as_ref().is_some_and(|s| s.len() < b.lines.len()))
+            .min_by_key(|b| b.rank);
+        if let Some(b) = shrinking {
+            b.lines = b.short.take().unwrap_or_default();
+            continue;
+        }
         let i = match tallest(blocks, false).filter(|&i| blocks[i].lines.len() > 3) {
             Some(i) => i,
-            None => {
-                if let Some(b) = blocks.iter_mut().find(|b| b.rank == MINE && b.short.is_some() && b.lines.len() > 1) {
-                    b.lines = vec![b.short.take().unwrap_or_default()];
-                    continue;
-                }
-                match tallest(blocks, true) {
-                    Some(i) => i,
-                    None => return,
-                }
-            }
+            None => match tallest(blocks, true) {
+                Some(i) => i,
+                None => return,
+            },
         };
         let b = &mut blocks[i];
         b.lines.pop();

@@ -667,7 +667,7 @@ mod tests {
                         tile("tile_3", "0", "-1", "hills"),
                     ]),
                 ),
-                ("streets", zone(vec![piece("guard_1", &[("at", "tile_2")], true)])),
+                ("streets", zone(vec![piece("scout_1", &[("at", "tile_2")], true)])),
                 ("hand.red", zone(vec![piece("card_1", &[("at", "tile_1")], true)])),
             ],
         );
@@ -680,7 +680,7 @@ mod tests {
       -1             0                       1              2
    1
           +-tile_1 hills----------+-tile_2 lake-----------+
-   0      |                       |guard_1                |
+   0      |                       |scout_1                |
           +-tile_3 hills----------+-----------------------+
   -1      |                       |
           +-----------------------+
@@ -699,7 +699,7 @@ mod tests {
         };
         let v = view(
             "red",
-            vec![("market", many(60, "card")), ("hand.blue", many(60, "gem")), ("hand.red", many(30, "coin"))],
+            vec![("market", many(60, "card")), ("hand.blue", many(60, "bead")), ("hand.red", many(30, "coin"))],
         );
         let text = v.render_fitted(100, 12);
         assert!(text.lines().count() <= 12, "{text}");

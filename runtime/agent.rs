@@ -52,6 +52,18 @@ impl<'a> Decision<'a> {
         text
     }
 
+    /// Everything behind [`Decision::screen`] (see `narrate::details`): all that happened
+    /// since event `told`, the whole view, every option.
+    pub fn details(&self, told: usize) -> String {
+        let options: Vec<String> = (0..self.legal.len()).map(|i| self.describe(i)).collect();
+        crate::narrate::details(self.game, self.seat, told, &options)
+    }
+
+    /// Where the game's event stream ends now: what a screen shown now has told.
+    pub fn events_told(&self) -> usize {
+        self.game.events().len()
+    }
+
     /// What the ruleset says of an action (its `description`), for a player asking for help.
     pub fn help(&self) -> Vec<(String, String)> {
         let defs = self.game.rules();

@@ -127,6 +127,11 @@ enum Command {
         /// or say at which line it stops fitting them and offer to go on from the line before.
         #[arg(long)]
         watch: bool,
+        /// Show every screen in full: all that happened since your last turn, every zone and
+        /// piece, every option (by default a screen is fitted to 40 lines of 120 columns, and
+        /// `more` at the prompt shows it in full).
+        #[arg(long)]
+        verbose: bool,
     },
     /// Play many games with agents (the ruleset's default, or --agent and --seat) and report the
     /// balance: outcome and seat shares with 95% intervals, seat advantage, game length, speed.
@@ -339,7 +344,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Command::Play { ruleset, variants, sets, log, force, resume, seats, seed, players, watch } => {
+        Command::Play { ruleset, variants, sets, log, force, resume, seats, seed, players, watch, verbose } => {
             if let Some(path) = &log
                 && path.exists()
                 && !force
@@ -366,7 +371,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 (None, None) => return Err(Error::Input("play: name a ruleset, or --resume a log".into())),
             };
             let rules = table.rules();
-            if let Err(e) = table.play(&seats, log.as_deref(), watch) {
+            if let Err(e) = table.play(&seats, log.as_deref(), watch, verbose) {
                 eprint!("{}", render(&e, &rules.sources));
                 return Ok(ExitCode::FAILURE);
             }

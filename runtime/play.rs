@@ -46,6 +46,8 @@ struct Screen {
     watch: Option<crate::watch::Watch>,
     /// Set when a watched file changed: the game is reloaded before anyone decides.
     reload: bool,
+    /// `--verbose`: every screen in full (`narrate::details`), not fitted to the terminal.
+    verbose: bool,
 }
 
 /// Reads a human's choice from standard input.
@@ -98,7 +100,13 @@ impl Human {
     fn ask(&mut self, decision: &Decision, out_of_turn: bool) -> Result<Option<usize>, Error> {
         self.take_screen();
         self.check_files()?;
-        outln!("\n{}", decision.screen(&mut self.told));
+        let since = self.told;
+        if self.screen.borrow().verbose {
+            outln!("\n{}", decision.details(since));
+            self.told = decision.events_told();
+        } else {
+            outln!("\n{}", decision.screen(&mut self.told));
+        }
         if out_of_turn {
             outln!("You may act out of turn: type an option's number, or press Enter to let the game go on.");
         }
@@ -115,10 +123,14 @@ impl Human {
             self.check_files()?;
             match line.trim() {
                 "quit" | "q" => return Err(self.quit()),
+                "more" | "m" => outln!("{}", decision.details(since)),
                 "help" | "h" | "?" => {
                     let enter =
                         if out_of_turn { "Enter alone lets the game go on" } else { "Enter alone takes the only one" };
-                    outln!("Type the number of an option ({enter}), `help`, or `quit`.");
+                    outln!(
+                        "Type the number of an option ({enter}), `more` (all that happened since your last turn, the \
+                         whole view, every option), `help`, or `quit`."
+                    );
                     for (name, description) in decision.help() {
                         outln!("  {name}: {}", if description.is_empty() { "(no description)" } else { &description });
                     }
@@ -127,7 +139,7 @@ impl Human {
                 "" if n == 1 => return Ok(Some(0)),
                 text => match text.parse::<usize>() {
                     Ok(k) if (1..=n).contains(&k) => return Ok(Some(k - 1)),
-                    _ => outln!("type a number from 1 to {n}, `help` or `quit`"),
+                    _ => outln!("type a number from 1 to {n}, `more`, `help` or `quit`"),
                 },
             }
         }
@@ -323,7 +335,13 @@ impl Table {
     /// Plays the game to its end at the terminal (or until a human quits). Turns come as in
     /// simulation: in turn order, or, in a real-time game, whenever a seat is ready (a human's
     /// action takes the same game time as an agent's).
-    pub fn play(mut self, seats: &[(String, String)], log: Option<&Path>, watch: bool) -> Result<(), Error> {
+    pub fn play(
+        mut self,
+        seats: &[(String, String)],
+        log: Option<&Path>,
+        watch: bool,
+        verbose: bool,
+    ) -> Result<(), Error> {
         let kinds = self.seat_kinds(seats)?;
         if let Some(path) = log {
             self.log_to(path, &kinds)?;
@@ -336,6 +354,7 @@ impl Table {
             quit: false,
             watch: watch.then(|| crate::watch::Watch::new(Some(&self.rules().dir), &[])),
             reload: false,
+            verbose,
         }));
         let seed = self.seed;
         let rules = self.rules();

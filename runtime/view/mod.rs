@@ -6,6 +6,7 @@
 //! at all (`none`). Counters are shown per their `visible` setting. Everything a seat is given
 //! (the terminal, agents, a seat's log) is built from `view`.
 
+mod compact;
 pub(crate) mod sight;
 
 use indexmap::IndexMap;
@@ -37,6 +38,10 @@ pub struct View {
     pub to_act: Vec<String>,
     /// The decision this seat faces, if any, as the action with its fixed arguments.
     pub decision: Option<String>,
+    /// The seats in the game, in order: the compact form writes each seat's counters and zones
+    /// (`money.red`, `hand.red`) under it. Not sent to the viewer, which knows them.
+    #[serde(skip)]
+    pub seats: Vec<String>,
 }
 
 /// What a seat sees of a zone.
@@ -197,6 +202,10 @@ pub fn view_but_zones(game: &Game, seat: Option<SeatId>) -> View {
         zones,
         to_act: game.to_act().iter().map(|&s| defs.seats[s as usize].name.clone()).collect(),
         decision,
+        seats: (0..defs.seats.len() as SeatId)
+            .filter(|&s| defs.seat_in_play(s, game.players()))
+            .map(|s| defs.seats[s as usize].name.clone())
+            .collect(),
     }
 }
 
@@ -286,19 +295,17 @@ impl View {
     /// The view as text: one line per counter set and per non-empty zone, every piece by name.
     /// Used by snapshot tests and `--verbose`.
     pub fn render(&self) -> String {
-        self.render_with(None)
+        self.render_full()
     }
 
-    /// The view as people read it at a terminal `width` columns wide: like [`View::render`],
-    /// but pieces that look alike and lie together folded into one item (`coin ×6`, for
-    /// `coin_1` to `coin_6` with the same properties and face), and long lines wrapped at
-    /// item boundaries (a piece too long for a line at its spaces).
+    /// The view as people read it at a terminal `width` columns wide, in at most
+    /// [`SCREEN_LINES`] lines: see [`View::render_fitted`].
     pub fn render_compact(&self, width: usize) -> String {
-        self.render_with(Some(width))
+        self.render_fitted(width, SCREEN_LINES)
     }
 
-    /// `render` (`None`), or `render_compact` at that width.
-    fn render_with(&self, width: Option<usize>) -> String {
+    /// Every counter, zone and piece, as `render` writes them.
+    fn render_full(&self) -> String {
         let mut out = String::new();
         let who = self.seat.as_deref().unwrap_or("everyone (omniscient)");
         out.push_str(&format!("view of {who}: phase {}", self.phase));
@@ -309,10 +316,8 @@ impl View {
         if let Some(o) = &self.outcome {
             out.push_str(&format!("game over: {o}\n"));
         }
-        let line = |out: &mut String, head: &str, items: &[String]| match width {
-            Some(width) => wrap_items(out, head, items, width),
-            None => out.push_str(&format!("{head}{}\n", items.join(", "))),
-        };
+        let line =
+            |out: &mut String, head: &str, items: &[String]| out.push_str(&format!("{head}{}\n", items.join(", ")));
         if !self.counters.is_empty() {
             let items: Vec<String> = self.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
             line(&mut out, "counters: ", &items);
@@ -321,10 +326,7 @@ impl View {
             if z.count == Some(0) || (z.count.is_none() && z.pieces.is_empty()) {
                 continue;
             }
-            let mut items = match width {
-                Some(_) => fold_pieces(&z.pieces),
-                None => z.pieces.iter().map(|p| piece_text(p).0).collect(),
-            };
+            let mut items: Vec<String> = z.pieces.iter().map(|p| piece_text(p).0).collect();
             if z.hidden > 0 {
                 items.push(format!("{} hidden", z.hidden));
             }
@@ -354,21 +356,6 @@ fn base_name(name: &str) -> &str {
         Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
         _ => name,
     }
-}
-
-/// The zone's pieces as items, runs of look-alikes (same base name, properties and face) folded
-/// into one: `coin ×6`.
-fn fold_pieces(pieces: &[PieceView]) -> Vec<String> {
-    let mut items = Vec::new();
-    let mut i = 0;
-    while i < pieces.len() {
-        let (text, looks) = piece_text(&pieces[i]);
-        let base = base_name(&pieces[i].name);
-        let run = pieces[i..].iter().take_while(|p| base_name(&p.name) == base && piece_text(p).1 == looks).count();
-        items.push(if run > 1 { format!("{base}{looks} \u{d7}{run}") } else { text });
-        i += run.max(1);
-    }
-    items
 }
 
 /// Writes `head` and the items joined by commas, breaking lines at item boundaries so that
@@ -411,6 +398,10 @@ fn wrap_items(out: &mut String, head: &str, items: &[String], width: usize) {
 /// The width of the terminal's screens: the views are wrapped to it.
 pub const SCREEN_WIDTH: usize = 120;
 
+/// The height of the terminal's screens: a decision's screen (what changed, the view, the
+/// options and the prompt) fits in it.
+pub const SCREEN_LINES: usize = 40;
+
 /// `mm:ss.mmm` for a game time in milliseconds.
 pub fn format_clock(ms: i64) -> String {
     format!("{:02}:{:02}.{:03}", ms / 60_000, (ms / 1000) % 60, ms % 1000)
@@ -425,25 +416,6 @@ pub fn describe_options(game: &Game, seat: SeatId) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn piece(name: &str, props: &[(&str, &str)], face_up: bool) -> PieceView {
-        let props = props.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        PieceView { name: name.into(), face_up, props }
-    }
-
-    #[test]
-    fn look_alike_pieces_lying_together_fold_into_one_item() {
-        let pieces = [
-            piece("coin_1", &[], true),
-            piece("coin_2", &[], true),
-            piece("coin_3", &[], false),
-            piece("die_1", &[("face", "3")], true),
-            piece("die_2", &[("face", "3")], true),
-            piece("die_3", &[("face", "5")], true),
-            piece("pawn", &[], true),
-        ];
-        assert_eq!(fold_pieces(&pieces), ["coin ×2", "coin_3 (face down)", "die[face=3] ×2", "die_3[face=5]", "pawn"]);
-    }
 
     #[test]
     fn long_lists_wrap_at_item_boundaries_within_the_width() {

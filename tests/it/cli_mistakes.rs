@@ -186,10 +186,17 @@ fn arguments_that_make_no_sense_are_refused() {
 fn bookkeeping_properties_are_kept_off_the_screen() {
     // Temple's chambers keep which sides are free and what an entry needs for the scripts; the
     // printed tile (its openings, cost and gems) is what a person sees.
-    let (ok, out, err) = tabula(&["replay", "examples/logs/temple/escape.log", "--view", "red"], "");
+    let (ok, out, err) = tabula(&["replay", "examples/logs/temple/escape.log", "--view", "red", "--verbose"], "");
     assert!(ok, "{err}");
     assert!(out.contains("cost="), "the printed tile is shown: {out}");
     for bookkeeping in ["north_free=", "frontier=", "need_torch=", "north_pass="] {
+        assert!(!out.contains(bookkeeping), "{bookkeeping} shown:\n{out}");
+    }
+    // The compact form draws the chambers as a map: their cost and gems in the cells.
+    let (ok, out, err) = tabula(&["replay", "examples/logs/temple/escape.log", "--view", "red"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("|gems_1 key_tor") && out.contains("gems=3"), "the printed tile is shown: {out}");
+    for bookkeeping in ["free", "frontier", "need", "pass"] {
         assert!(!out.contains(bookkeeping), "{bookkeeping} shown:\n{out}");
     }
 }

@@ -33,6 +33,7 @@ mod regions;
 mod rules_seats;
 mod runtime_knows_no_game;
 mod schema;
+mod screens;
 mod secrecy;
 mod sets;
 mod temple;

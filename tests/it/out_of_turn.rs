@@ -172,7 +172,7 @@ fn the_terminal_offers_a_chance_out_of_turn_and_enter_lets_it_pass() {
     let dir = std::env::temp_dir();
     let (out, log) = play(&"1\n".repeat(200), &dir.join(format!("tabula-oot-take-{}.log", std::process::id())));
     assert!(out.contains("You may act out of turn: type an option's number, or press Enter to let the game go on."));
-    assert!(out.contains("waiting for: red\n   1. blue: trip trip_1\n   2. blue: trip trip_2"), "{out}");
+    assert!(out.contains("waiting for: red\n  1. trip trip_1\n  2. trip trip_2"), "{out}");
     assert!(log.contains("blue: trip trip_1"), "{log}");
     let (out, log) = play(&"\n".repeat(200), &dir.join(format!("tabula-oot-pass-{}.log", std::process::id())));
     assert!(out.contains("You may act out of turn"), "{out}");

@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{PieceView, View, ZoneView, format_clock};
+use super::{GridSides, PieceView, View, ZoneView, format_clock};
 
 /// The properties of a piece the compact form writes: not those in `skip`, those at `0` or
 /// `none`, or those whose value is a word of the piece's name (`unit=patrol` on `patrol_3`,
@@ -187,14 +187,16 @@ fn fill(words: &[String], width: usize, max: usize) -> Vec<String> {
     lines.into_iter().map(|l| cut(&l, width)).collect()
 }
 
-/// Whether the piece at a cell is open towards a side: pieces with properties named after the
-/// four directions (`north`, `east`, `south`, `west`: 1 open, 0 closed, as printed) turned by
-/// `rot` quarter turns clockwise. `None` when the piece has no such properties.
-fn open(piece: &PieceView, side: usize) -> Option<bool> {
-    const SIDES: [&str; 4] = ["north", "east", "south", "west"];
-    let rot = piece.props.get("rot").and_then(|r| r.parse::<usize>().ok()).unwrap_or(0) % 4;
-    let printed = SIDES[(side + 4 - rot) % 4];
-    piece.props.get(printed).map(|v| v == "1")
+/// Whether the piece at a cell is open towards a side (0 north, then clockwise), by the
+/// properties the ruleset's `[layout] grids` names for the zone's sides as printed (a number
+/// other than 0, or a piece or word other than `none`, is open), turned by its rotation
+/// property's quarter turns clockwise. `None` when the zone's pieces have no sides.
+fn open(piece: &PieceView, side: usize, spec: Option<&GridSides>) -> Option<bool> {
+    let spec = spec?;
+    let rot =
+        spec.rotation.as_ref().and_then(|r| piece.props.get(r)).and_then(|r| r.parse::<usize>().ok()).unwrap_or(0);
+    let printed = &spec.sides[(side + 4 - rot % 4) % 4];
+    piece.props.get(printed).map(|v| v != "0" && v != "none" && !v.is_empty())
 }
 
 /// The map of one grid zone, in lines at most `width` wide (`None` when it does not fit).
@@ -229,13 +231,15 @@ fn draw_map(view: &View, maps: &Maps, g: usize, width: usize, names: usize) -> O
             standing.entry(at).or_default().push(p.name.clone());
         }
     }
-    let sided = cells.values().any(|p| pieces.get(p.as_str()).and_then(|p| open(p, 0)).is_some());
+    let spec = view.grid_sides.get(zone.as_str());
+    let sided = cells.values().any(|p| pieces.get(p.as_str()).and_then(|p| open(p, 0, spec)).is_some());
     // What a cell says: its piece's name and properties (word values cut to their first three
     // letters, part by part, when they do not fit a line), then who stands there by name (by
     // kind, `patrol×2`, when the names do not fit three lines).
     let mut skip = vec!["x", "y"];
-    if sided {
-        skip.extend(["north", "east", "south", "west", "rot"]);
+    if let Some(spec) = spec.filter(|_| sided) {
+        skip.extend(spec.sides.iter().map(String::as_str));
+        skip.extend(spec.rotation.as_deref());
     }
     // Without passages to draw, the cell's name and properties go on its top wall.
     let room = if sided { inner } else { inner - 1 };
@@ -275,7 +279,7 @@ fn draw_map(view: &View, maps: &Maps, g: usize, width: usize, names: usize) -> O
     let piece_at = |x: i64, y: i64| cells.get(&(x, y)).and_then(|n| pieces.get(n.as_str()).copied());
     // Whether the wall between two neighbouring cells is open (both pieces open to each other).
     let passage = |a: Option<&PieceView>, side: usize, b: Option<&PieceView>| match (a, b) {
-        (Some(a), Some(b)) => open(a, side) == Some(true) && open(b, (side + 2) % 4) == Some(true),
+        (Some(a), Some(b)) => open(a, side, spec) == Some(true) && open(b, (side + 2) % 4, spec) == Some(true),
         _ => false,
     };
     let mut out = vec![format!("  {zone} (x across, y up):")];
@@ -622,6 +626,7 @@ mod tests {
             to_act: vec![seat.into()],
             decision: Some("lay <x> <y>".into()),
             seats: vec!["red".into(), "blue".into()],
+            grid_sides: BTreeMap::new(),
         }
     }
 
@@ -690,6 +695,37 @@ mod tests {
         assert!(!text.contains("streets"), "a piece drawn on the map is listed again:\n{text}");
         // A seat's own pieces stay in its hand, wherever they point.
         assert!(text.contains("  hand: card_1[at=tile_1]"), "{text}");
+    }
+
+    /// Passages are drawn from the sides the ruleset's `[layout] grids` names (here `n`, `e`,
+    /// `s`, `w`, turned by `turn`): the wall between two cells open to each other has a gap.
+    #[test]
+    fn the_sides_a_layout_names_open_the_walls_between_cells() {
+        let room = |name: &str, x: &str, e: &str, w: &str, turn: &str| {
+            piece(name, &[("x", x), ("y", "0"), ("n", "0"), ("e", e), ("s", "0"), ("w", w), ("turn", turn)], true)
+        };
+        let map = |east_of_first: &str, turn: &str| {
+            let mut v = view(
+                "red",
+                vec![("rooms", zone(vec![room("a", "0", east_of_first, "0", "0"), room("b", "1", "0", "1", turn)]))],
+            );
+            let sides = ["n", "e", "s", "w"].map(String::from);
+            v.grid_sides.insert("rooms".into(), GridSides { sides, rotation: Some("turn".into()) });
+            v.render_fitted(80, 40)
+        };
+        let wall = |text: &str| text.lines().find(|l| l.starts_with("   0")).map(str::to_string).unwrap_or_default();
+        // Open to each other: no wall between them on their row; closed on one side: a wall.
+        let (open, closed) = (wall(&map("1", "0")), wall(&map("0", "0")));
+        assert_eq!(open.matches('|').count() + 1, closed.matches('|').count(), "open:\n{open}\nclosed:\n{closed}");
+        // Turned by two quarters, b's printed west side faces east: the wall closes.
+        assert_eq!(wall(&map("1", "2")), closed);
+        // Without the layout's sides, nothing says where the passages are: the cells' walls are
+        // closed and their properties are written on them (`e` at 1).
+        let plain =
+            view("red", vec![("rooms", zone(vec![room("a", "0", "1", "0", "0"), room("b", "1", "0", "1", "0")]))]);
+        let text = plain.render_fitted(80, 40);
+        assert!(text.contains("+-a e-") && text.contains("+-b w-"), "{text}");
+        assert_eq!(wall(&text).matches('|').count(), closed.matches('|').count(), "{text}");
     }
 
     #[test]

@@ -9,6 +9,8 @@
 mod compact;
 pub(crate) mod sight;
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -42,6 +44,22 @@ pub struct View {
     /// (`money.red`, `hand.red`) under it. Not sent to the viewer, which knows them.
     #[serde(skip)]
     pub seats: Vec<String>,
+    /// How the pieces of the zones drawn as grids show their sides (the ruleset's `[layout]
+    /// grids`), by zone: the compact form draws the passages from them. Not sent to the
+    /// viewer, which has the layout.
+    #[serde(skip)]
+    pub grid_sides: BTreeMap<String, GridSides>,
+}
+
+/// The properties giving the sides of a grid zone's pieces (`[layout.grids.<zone>] sides`), as
+/// printed (north, east, south, west), and the one turning them (`rotation`, quarter turns
+/// clockwise).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GridSides {
+    /// The north, east, south and west sides' properties.
+    pub sides: [String; 4],
+    /// The property counting quarter turns clockwise, if the pieces turn.
+    pub rotation: Option<String>,
 }
 
 /// What a seat sees of a zone.
@@ -206,6 +224,7 @@ pub fn view_but_zones(game: &Game, seat: Option<SeatId>) -> View {
             .filter(|&s| defs.seat_in_play(s, game.players()))
             .map(|s| defs.seats[s as usize].name.clone())
             .collect(),
+        grid_sides: grid_sides(defs, game.players()),
     }
 }
 
@@ -440,4 +459,19 @@ mod tests {
         let words: Vec<&str> = out.split_whitespace().collect();
         assert_eq!(words.join(" "), format!("zone: a, {long}, b"));
     }
+}
+
+/// The sides of the zones shown whose `[layout] grids` entry names them (a per-seat zone's base
+/// name covers each seat's), by zone.
+fn grid_sides(defs: &Defs, players: u8) -> BTreeMap<String, GridSides> {
+    (0..defs.zones.len() as ZoneId)
+        .filter(|&z| zone_shown(defs, players, z))
+        .filter_map(|z| {
+            let name = &defs.zones[z as usize].name;
+            let base = name.split('.').next().unwrap_or(name);
+            let grid = defs.layout.grids.get(name).or_else(|| defs.layout.grids.get(base))?;
+            let sides = grid.sides.clone()?;
+            Some((name.clone(), GridSides { sides, rotation: grid.rotation.clone() }))
+        })
+        .collect()
 }

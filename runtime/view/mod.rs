@@ -116,6 +116,21 @@ pub fn can_see_piece(game: &Game, seat: Option<SeatId>, piece: PieceId) -> bool 
     sees_piece(game, seat, zone, piece)
 }
 
+/// The sides of the zones shown whose `[layout] grids` entry names them (a per-seat zone's base
+/// name covers each seat's), by zone.
+fn grid_sides(defs: &Defs, players: u8) -> BTreeMap<String, GridSides> {
+    (0..defs.zones.len() as ZoneId)
+        .filter(|&z| zone_shown(defs, players, z))
+        .filter_map(|z| {
+            let name = &defs.zones[z as usize].name;
+            let base = name.split('.').next().unwrap_or(name);
+            let grid = defs.layout.grids.get(name).or_else(|| defs.layout.grids.get(base))?;
+            let sides = grid.sides.clone()?;
+            Some((name.clone(), GridSides { sides, rotation: grid.rotation.clone() }))
+        })
+        .collect()
+}
+
 /// What `seat` (or, with `None`, an omniscient observer) knows now, as people are shown it:
 /// without the zones and counters the rules mark `shown = false`, or that belong to a seat not
 /// in this game.
@@ -459,19 +474,4 @@ mod tests {
         let words: Vec<&str> = out.split_whitespace().collect();
         assert_eq!(words.join(" "), format!("zone: a, {long}, b"));
     }
-}
-
-/// The sides of the zones shown whose `[layout] grids` entry names them (a per-seat zone's base
-/// name covers each seat's), by zone.
-fn grid_sides(defs: &Defs, players: u8) -> BTreeMap<String, GridSides> {
-    (0..defs.zones.len() as ZoneId)
-        .filter(|&z| zone_shown(defs, players, z))
-        .filter_map(|z| {
-            let name = &defs.zones[z as usize].name;
-            let base = name.split('.').next().unwrap_or(name);
-            let grid = defs.layout.grids.get(name).or_else(|| defs.layout.grids.get(base))?;
-            let sides = grid.sides.clone()?;
-            Some((name.clone(), GridSides { sides, rotation: grid.rotation.clone() }))
-        })
-        .collect()
 }

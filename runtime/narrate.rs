@@ -11,6 +11,7 @@ use crate::event::{Event, describe_action};
 use crate::flow::Game;
 use crate::log::MASKED;
 use crate::rules::{Defs, PieceId, SeatId, Sight, ZoneId};
+use crate::view::compact::cut;
 use crate::view::{format_clock, may_show_prop, view};
 
 /// The lines `seat` is told about `events`, which must be the latest events of `game` (the
@@ -229,16 +230,6 @@ pub fn details(game: &Game, seat: SeatId, told: usize, options: &[String]) -> St
     for (i, option) in options.iter().enumerate() {
         out.push_str(&format!("  {:>2}. {option}\n", i + 1));
     }
-    out
-}
-
-/// `text` cut to `width` characters, ending in `…` when cut.
-fn cut(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
-    out.push('\u{2026}');
     out
 }
 

@@ -150,7 +150,7 @@ fn find_maps(view: &View) -> Maps {
 }
 
 /// Cuts `text` to `width` characters, ending in `…` when cut.
-fn cut(text: &str, width: usize) -> String {
+pub(crate) fn cut(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_string();
     }

@@ -6,7 +6,7 @@
 //! at all (`none`). Counters are shown per their `visible` setting. Everything a seat is given
 //! (the terminal, agents, a seat's log) is built from `view`.
 
-mod compact;
+pub(crate) mod compact;
 pub(crate) mod sight;
 
 use std::collections::BTreeMap;

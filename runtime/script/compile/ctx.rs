@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, NativeCallContext, NativeCallContextStore, Position};
+use rhai::{Dynamic, Engine, EvalAltResult, NativeCallContext, NativeCallContextStore, Position};
 
 use super::Program;
 use super::stmt::Flow;
@@ -461,32 +461,44 @@ impl Sizes {
 
 /// The [`Sizes`] of a value.
 pub(super) fn data_sizes(value: &Dynamic) -> Sizes {
-    // Most values are plain, and so are most items (lists of pieces): they are counted without
-    // asking for each kind of container, nor a call each.
-    let plain = |v: &Dynamic| v.is_int() || v.is_unit() || v.is_bool();
-    if plain(value) {
-        return Sizes::default();
+    // Asked of every item pushed onto a list and every value a native gives back, so the kinds
+    // are told apart by Rhai's cheap tests (not by a lock for each kind of container), and the
+    // items most lists and maps hold (integers, words) are counted in place, without a call.
+    if value.is_string() {
+        return Sizes { strings: string_len(value), ..Sizes::default() };
     }
     let mut sizes = Sizes { depth: 1, ..Sizes::default() };
     let mut add = |v: &Dynamic| {
+        if v.is_int() || v.is_unit() || v.is_bool() || v.is_char() {
+            return;
+        }
+        if v.is_string() {
+            sizes.strings += string_len(v);
+            return;
+        }
         let inner = data_sizes(v);
         sizes.arrays += inner.arrays;
         sizes.maps += inner.maps;
         sizes.strings += inner.strings;
         sizes.depth = sizes.depth.max(inner.depth + 1);
     };
-    if let Some(a) = value.read_lock::<Array>() {
-        a.iter().filter(|v| !plain(v)).for_each(&mut add);
+    if value.is_array() {
+        let Ok(a) = value.as_array_ref() else { return Sizes::default() };
+        a.iter().for_each(&mut add);
         sizes.arrays += a.len();
-    } else if let Some(map) = value.read_lock::<Map>() {
-        map.values().filter(|v| !plain(v)).for_each(&mut add);
+    } else if value.is_map() {
+        let Ok(map) = value.as_map_ref() else { return Sizes::default() };
+        map.values().for_each(&mut add);
         sizes.maps += map.len();
-    } else if let Ok(s) = value.as_immutable_string_ref() {
-        return Sizes { strings: s.len(), ..Sizes::default() };
     } else {
         return Sizes::default();
     }
     sizes
+}
+
+/// The length in bytes of a string value (0 for anything else).
+fn string_len(value: &Dynamic) -> usize {
+    value.as_immutable_string_ref().map_or(0, |s| s.len())
 }
 
 /// Gives an error the position of the call that made it, if it has none (Rhai's

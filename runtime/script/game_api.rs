@@ -11,6 +11,7 @@ use super::board::{Filter, FilterArg, filters, graph_distances, link_names, link
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::names::Names;
 use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
+use super::reads::Read;
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
 use crate::event::Event;
@@ -77,7 +78,7 @@ impl GameApi {
     /// shared scratch list (which `f` may change: keep only some, for instance).
     fn in_zone<R>(&self, zone: ZoneId, f: impl FnOnce(&State, &mut Vec<PieceId>) -> R) -> R {
         let mut list = self.scratch.take();
-        let s = self.state.borrow();
+        let s = self.read(Read::Zone(zone));
         s.pieces_in_into(&self.defs, zone, &mut list);
         let result = f(&s, &mut list);
         drop(s);
@@ -96,8 +97,24 @@ impl GameApi {
         result
     }
 
-    /// The state, to change: every native that changes the game borrows it here.
+    /// The state, to read, for a native that reads only `what` (see `reads.rs`: a remembered
+    /// call is given back only while what it read is unchanged).
+    pub(super) fn read(&self, what: Read) -> std::cell::Ref<'_, Box<State>> {
+        super::reads::note(what);
+        self.state.borrow()
+    }
+
+    /// The state, to read, for a native that does not say what it reads: a call that runs it
+    /// is not remembered (see `reads.rs`).
+    pub(super) fn state(&self) -> std::cell::Ref<'_, Box<State>> {
+        super::reads::spoil();
+        self.state.borrow()
+    }
+
+    /// The state, to change: every native that changes the game borrows it here (and a call
+    /// that changes the game is not remembered, see `reads.rs`).
     pub(super) fn state_mut(&self) -> std::cell::RefMut<'_, Box<State>> {
+        super::reads::spoil();
         self.touched.set(true);
         self.state.borrow_mut()
     }
@@ -156,21 +173,22 @@ pub(super) fn register(engine: &mut Registry) {
             None => fail(format!("no parameter named `{name}`")),
         }
     });
-    engine.register_fn("players", |g: &mut GameApi| i64::from(g.state.borrow().players));
+    engine.register_fn("players", |g: &mut GameApi| i64::from(g.read(Read::Players).players));
     engine.register_fn("seats", |g: &mut GameApi| -> Array {
-        let n = g.state.borrow().players as usize;
+        let n = g.read(Read::Players).players as usize;
         g.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
     });
-    engine.register_fn("rules_seats", |g: &mut GameApi| -> Array { rules_seats(&g.defs, g.state.borrow().players) });
+    engine
+        .register_fn("rules_seats", |g: &mut GameApi| -> Array { rules_seats(&g.defs, g.read(Read::Players).players) });
 
     // Counters. The hot natives have direct forms too, which compiled scripts call with the
     // names they write resolved at load (see `natives::DirectForm`).
     engine.register_fn("counter", |g: &mut GameApi, name: ImmutableString| -> RhaiResult<i64> {
         let c = g.counter(&name)?;
-        Ok(g.state.borrow().counter(c))
+        Ok(g.read(Read::Counter(c)).counter(c))
     });
     engine.register_direct("counter", &[Param::Counter], |g: &GameApi, args| match args {
-        [Arg::Id(c)] => Some(Ok(Dynamic::from_int(g.state.borrow().counter(*c)))),
+        [Arg::Id(c)] => Some(Ok(Dynamic::from_int(g.read(Read::Counter(*c)).counter(*c)))),
         _ => None,
     });
     engine.register_fn("set_counter", |g: &mut GameApi, name: ImmutableString, value: i64| -> RhaiResult<i64> {
@@ -209,10 +227,10 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("count", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<i64> {
         let z = g.zone_named(&zone)?;
-        Ok(i64::from(g.state.borrow().count(z)))
+        Ok(i64::from(g.read(Read::Zone(z)).count(z)))
     });
     engine.register_direct("count", &[Param::Zone], |g: &GameApi, args| match *args {
-        [zone] => Some(g.zone_arg(zone.zone()?).map(|z| Dynamic::from_int(i64::from(g.state.borrow().count(z))))),
+        [zone] => Some(g.zone_arg(zone.zone()?).map(|z| Dynamic::from_int(i64::from(g.read(Read::Zone(z)).count(z))))),
         _ => None,
     });
     engine.register_fn("top", |g: &mut GameApi, zone: ImmutableString| -> RhaiResult<Dynamic> {
@@ -307,7 +325,7 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("is_face_up", |g: &mut GameApi, piece: i64| -> RhaiResult<bool> {
         let p = g.piece(piece)?;
-        Ok(g.state.borrow().is_face_up(p))
+        Ok(g.read(Read::FaceUp(p)).is_face_up(p))
     });
     engine.register_fn("name", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
         let p = g.piece(piece)?;
@@ -355,24 +373,24 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("tally", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<Map> {
         g.scan()?;
         let z = g.zone(zone)?;
-        Ok(tally(&g.defs, &g.state.borrow(), z, prop, None))
+        Ok(tally(&g.defs, &g.state(), z, prop, None))
     });
     engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
         g.scan()?;
         let p = g.piece(from)?;
         let goals = [Filter::new(&g.defs, &goal)?];
-        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
+        Ok(nearest(&g.defs, &g.state(), p, &link_names(&links)?, &goals, None))
     });
     engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
         g.scan()?;
         let p = g.piece(from)?;
         let goals = filters(&g.defs, &goals)?;
-        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None))
+        Ok(nearest(&g.defs, &g.state(), p, &link_names(&links)?, &goals, None))
     });
     engine.register_fn("linked", |g: &mut GameApi, from: i64, links: Array| -> RhaiResult<Array> {
         g.scan()?;
         let p = g.piece(from)?;
-        linked(&g.defs, &g.state.borrow(), p, &link_names(&links)?, None)
+        linked(&g.defs, &g.state(), p, &link_names(&links)?, None)
     });
     engine.register_zone_filter_fn("count_where", count_where);
     engine.register_zone_filter_fn("pieces_where", pieces_where);
@@ -381,7 +399,7 @@ pub(super) fn register(engine: &mut Registry) {
     // Dice spent on a list of faces: `game.pick(pool, "face", ["key", "torch"])`.
     engine.register_fn("pick", |g: &mut GameApi, zone: &str, prop: &str, values: Array| -> RhaiResult<Array> {
         let z = g.zone(zone)?;
-        let s = g.state.borrow();
+        let s = g.state();
         let mut left = s.pieces_in(&g.defs, z);
         let mut picked = Array::new();
         for value in values {
@@ -434,7 +452,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("cell", |g: &mut GameApi, zone: &str, x: i64, y: i64| -> RhaiResult<Dynamic> {
         g.scan()?;
         let z = g.zone(zone)?;
-        let found = super::grid::cell(&g.defs, &g.state.borrow(), z, None, x, y);
+        let found = super::grid::cell(&g.defs, &g.state(), z, None, x, y);
         Ok(found.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
     });
     engine.register_fn(
@@ -450,14 +468,14 @@ pub(super) fn register(engine: &mut Registry) {
         g.scan()?;
         let z = g.zone(zone)?;
         let rule = Rule::new(&g.defs, &rule, None)?;
-        let s = g.state.borrow();
+        let s = g.state();
         Ok(Grid::of(&g.defs, &s, z, None, None).fits(&g.defs, &s, x, y, &rule))
     });
     engine.register_fn("free_cells", |g: &mut GameApi, zone: &str, rule: Map| -> RhaiResult<Array> {
         g.scan()?;
         let z = g.zone(zone)?;
         let rule = Rule::new(&g.defs, &rule, None)?;
-        let s = g.state.borrow();
+        let s = g.state();
         let grid = Grid::of(&g.defs, &s, z, None, None);
         g.charge(grid.len().saturating_mul(CELL_WORK))?;
         grid.free_cells(&g.defs, &s, &rule)
@@ -479,7 +497,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("region_costs", |g: &mut GameApi, start: i64, rule: Map| -> RhaiResult<Map> {
         let p = g.piece(start)?;
         let rule = super::regions::Rule::new(&g.defs, &rule)?;
-        super::regions::costs(&g.defs, &g.state.borrow(), &rule, p, &mut |n| g.charge(n))
+        super::regions::costs(&g.defs, &g.state(), &rule, p, &mut |n| g.charge(n))
     });
     engine.register_fn(
         "region_paths",
@@ -490,7 +508,7 @@ pub(super) fn register(engine: &mut Registry) {
             let Ok(max_paths) = usize::try_from(max_paths) else {
                 return fail(format!("region_paths: max_paths must not be negative, not {max_paths}"));
             };
-            super::regions::paths(&g.defs, &g.state.borrow(), &rule, ends, &keep, max_paths, &mut |n| g.charge(n))
+            super::regions::paths(&g.defs, &g.state(), &rule, ends, &keep, max_paths, &mut |n| g.charge(n))
         },
     );
 
@@ -515,13 +533,13 @@ pub(super) fn register(engine: &mut Registry) {
         }
         Ok(())
     });
-    engine.register_fn("is_over", |g: &mut GameApi| g.state.borrow().outcome.is_some());
+    engine.register_fn("is_over", |g: &mut GameApi| g.state().outcome.is_some());
     // Prompts opened and not answered yet: a hook that goes on with a chain of prompts (a
     // combat answered in turn across seats) checks that none is still waiting.
-    engine.register_fn("prompts", |g: &mut GameApi| g.state.borrow().prompts.len() as i64);
+    engine.register_fn("prompts", |g: &mut GameApi| g.read(Read::Prompts).prompts.len() as i64);
     engine.register_fn("team", |g: &mut GameApi, seat: &str| -> RhaiResult<Dynamic> { team_of(&g.defs, seat) });
-    engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.state.borrow().phase as usize].clone());
-    engine.register_fn("clock", |g: &mut GameApi| g.state.borrow().clock);
+    engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.read(Read::Phase).phase as usize].clone());
+    engine.register_fn("clock", |g: &mut GameApi| g.state().clock);
     // Narration: a line told to every seat, or to some seats (a name or a list of names).
     engine.register_fn("say", |g: &mut GameApi, text: &str| -> RhaiResult<()> { say(g, u32::MAX, text) });
     engine.register_fn("say", |g: &mut GameApi, seat: &str, text: &str| -> RhaiResult<()> {
@@ -659,13 +677,13 @@ fn add(g: &GameApi, c: CounterId, delta: i64) -> i64 {
 
 /// `top(zone)`: the zone's top piece, or `()`.
 fn top(g: &GameApi, z: ZoneId) -> Dynamic {
-    g.state.borrow().top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT)
+    g.read(Read::Zone(z)).top(&g.defs, z).map(|p| Dynamic::from_int(i64::from(p))).unwrap_or(Dynamic::UNIT)
 }
 
 /// `zone_of(piece)`: the name of the zone the piece lies in.
 fn zone_of(g: &GameApi, piece: i64) -> RhaiResult<ImmutableString> {
     let p = g.piece(piece)?;
-    Ok(g.defs.zone_names[g.state.borrow().zone_of(p) as usize].clone())
+    Ok(g.defs.zone_names[g.read(Read::ZoneOf(p)).zone_of(p) as usize].clone())
 }
 
 /// `move_all(from, to)`: moves every piece, keeping their order; returns how many moved.
@@ -684,7 +702,7 @@ fn prop(g: &GameApi, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic> 
     let Some((slot, def)) = g.names.prop(&g.defs, p, name) else {
         return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
     };
-    Ok(prop_dynamic(&g.defs, &def.kind, g.state.borrow().prop(slot)))
+    Ok(prop_dynamic(&g.defs, &def.kind, g.read(Read::Prop(slot as u32)).prop(slot)))
 }
 
 /// `raise(piece, prop, delta)`: adds `delta` to an integer property, stopping at the ends of its
@@ -705,7 +723,7 @@ fn count_where(g: &GameApi, zone: ZoneArg, filter: FilterArg) -> RhaiResult<i64>
     g.scan()?;
     let z = g.zone_arg(zone)?;
     let f = filter.resolve(&g.defs)?;
-    let s = g.state.borrow();
+    let s = g.read(Read::Zone(z));
     Ok(s.pieces_in_any_order(z).filter(|&p| f.matches(&g.defs, &s, p)).count() as i64)
 }
 
@@ -772,7 +790,7 @@ fn ask(g: &mut GameApi, seat: &str, action: &str, fixed: &Map) -> RhaiResult<()>
     g.charge(PROMPT_WORK)?;
     let defs = &g.defs;
     let Some(seat_id) = defs.seat(seat) else { return fail(format!("no seat named `{seat}`")) };
-    let players = g.state.borrow().players;
+    let players = g.state().players;
     if !defs.seat_in_play(seat_id, players) {
         return fail(format!("ask: `{seat}` does not take part in a game of {players} players"));
     }

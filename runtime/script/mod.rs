@@ -14,6 +14,7 @@ mod grid;
 mod names;
 mod natives;
 mod ranking;
+mod reads;
 mod regions;
 #[cfg(feature = "script-signatures")]
 mod signatures;

@@ -172,6 +172,11 @@ fn the_probe_gives_what_rhai_gives() {
         // Raising n (range 0-9) by 7 stops at 9, lowering it by 20 at 0 (then it is set back
         // to 5). All four tokens are back in the bag, counted through `this`.
         "direct [10, 7, 9, 9, \"table\", 1, 1, 5, 9, 0, 1, 0, false, true, 4]",
+        // Entering with the four tokens in the bag (red, blue, blue, red; token 2's n is 5) and
+        // the score at 9. Token 3 turned blue leaves one red in the bag, token 0 moved to the
+        // table none; the score set to 4 and bumped twice; token 2's n raised to 6; then the
+        // table's one token counted twice, and two once token 1 joined it.
+        "remembered [0, 2, 9, 5, \"bag\", 1, 1, 0, \"table\", 4, 6, 5, 6, 6, 0, 2, 2]",
         "pointer 13",
     ];
     assert_eq!(compiled, expected);
@@ -189,10 +194,10 @@ fn only_what_the_compiler_does_not_cover_runs_on_rhai() {
             ("left_to_rhai", "it calls `by_pointer`, which runs on Rhai"),
         ]
     );
-    assert_eq!(rules.script_functions_compiled(), (24, 26));
+    assert_eq!(rules.script_functions_compiled(), (33, 35));
     let (ok, out, _) = tabula(&["check", "tests/fixtures/compiled"], "");
     assert!(ok);
-    assert!(out.contains("scripts: 24 of 26 functions compiled"), "{out}");
+    assert!(out.contains("scripts: 33 of 35 functions compiled"), "{out}");
     assert!(out.contains("`by_pointer` runs on Rhai: it calls `call`"), "{out}");
 }
 

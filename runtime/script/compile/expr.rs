@@ -10,12 +10,14 @@ use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Ma
 use super::ctx::{
     Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
 };
-use super::memo::{Limits, Lookup, Memo};
+use super::memo::{Limits, Lookup, Memo, Seen};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
 use crate::script::board::{BuiltFilter, Filter, FilterArg};
+use crate::script::game_api::GameApi;
 use crate::script::natives::Natives;
+use crate::script::reads;
 
 /// Names Rhai handles itself when called like functions: the compiler leaves them to Rhai.
 pub(super) const KEYWORDS: &[&str] = &[
@@ -329,13 +331,41 @@ impl<'a> FnCompiler<'a> {
                     }
                 }
                 // Called with plain values only, the function's result is that of its last
-                // call with the same ones (see `memo.rs`).
-                let key = if lent == 0 { Memo::key(index, &c.stack[base + 1..]) } else { None };
+                // call with the same ones (see `memo.rs`); given the `game` too, while what
+                // that call read of the game is unchanged (`script/reads.rs`).
+                let game =
+                    if lent == 0 || !c.prog().memo.worth_trying(index) { None } else { lent_game(c, &lendable, lent) };
+                let key = match (lent, game) {
+                    (0, _) => Memo::key(index, &c.stack[base + 1..], 0),
+                    (_, Some(_)) => Memo::key(index, &c.stack[base + 1..], lent),
+                    _ => None,
+                };
+                let mut work = 0;
                 let remember = match key {
                     None => None,
                     Some(key) => {
                         let now = Limits { ops: c.calls.ops, level: c.calls.level };
-                        match c.prog().memo.get(key, index, &c.stack[base + 1..], &now) {
+                        let found = match game {
+                            None => c.prog().memo.get(key, index, &c.stack[base + 1..], &now, None),
+                            Some(slot) => {
+                                let g = c.stack[c.base + slot].read_lock::<GameApi>();
+                                match g {
+                                    Some(g) => {
+                                        work = g.work.get();
+                                        let state = g.state.borrow();
+                                        let seen = Seen { defs: &g.defs, state: &state, work };
+                                        let found =
+                                            c.prog().memo.get(key, index, &c.stack[base + 1..], &now, Some(&seen));
+                                        if let Lookup::Hit(hit) = &found {
+                                            g.work.set(work + hit.work);
+                                        }
+                                        found
+                                    }
+                                    None => Lookup::Run,
+                                }
+                            }
+                        };
+                        match found {
                             Lookup::Hit(hit) => {
                                 c.calls.ops += hit.ops;
                                 c.calls.peak = c.calls.peak.max(now.level + hit.depth);
@@ -347,6 +377,7 @@ impl<'a> FnCompiler<'a> {
                         }
                     }
                 };
+                let recording = (remember.is_some() && game.is_some()).then(reads::open);
                 let (ops, level, peak, called_back) = (c.calls.ops, c.calls.level, c.calls.peak, c.calls.called_back);
                 c.calls.peak = level;
                 lend(c, base, &lendable, lent);
@@ -355,10 +386,25 @@ impl<'a> FnCompiler<'a> {
                 give_back(c, &lendable, lent);
                 let depth = c.calls.peak - level;
                 c.calls.peak = c.calls.peak.max(peak);
+                let read = match (recording, &result) {
+                    (None, _) => None,
+                    (Some(call), Ok(_)) => reads::close(call),
+                    (Some(call), Err(_)) => {
+                        reads::abandon(call);
+                        None
+                    }
+                };
                 if let (Some((key, args)), Ok(v)) = (remember, &result)
                     && c.calls.called_back == called_back
                 {
-                    c.prog().memo.put(key, index, args, v, c.calls.ops - ops, depth);
+                    let read = match (game, read) {
+                        (None, _) => Some(None),
+                        (Some(slot), Some(what)) => read_values(c, slot, what, work).map(Some),
+                        (Some(_), None) => None,
+                    };
+                    if let Some(read) = read {
+                        c.prog().memo.put(key, index, args, v, c.calls.ops - ops, depth, read);
+                    }
                 }
                 result
             }));
@@ -882,4 +928,30 @@ fn kind(e: &Expr) -> &'static str {
         Expr::MethodCall(..) => "a method call outside a chain",
         _ => "an unusual expression",
     }
+}
+
+/// The caller's slot holding the `game` handle a call lends, if every handle it lends is the
+/// `game` (a call lent a `view` is not remembered: what it sees depends on the seat).
+fn lent_game(c: &Ctx, lendable: &[Option<usize>], lent: u8) -> Option<usize> {
+    let mut game = None;
+    for (k, from) in lendable.iter().enumerate() {
+        if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {
+            if !c.stack[c.base + slot].is::<GameApi>() {
+                return None;
+            }
+            game = Some(slot);
+        }
+    }
+    game
+}
+
+/// What a call given the `game` (in the caller's `slot`) read of it, with the values now (the
+/// call changed nothing, or it would not be remembered) and the engine work it counted (from
+/// `before`).
+fn read_values(c: &Ctx, slot: usize, what: Box<[reads::Read]>, before: u64) -> Option<super::memo::Read> {
+    let g = c.stack[c.base + slot].read_lock::<GameApi>()?;
+    let mut values = Vec::new();
+    reads::values(&g.defs, &g.state.borrow(), &what, &mut values);
+    let work = g.work.get().saturating_sub(before);
+    Some(super::memo::Read { what, values: values.into_boxed_slice(), work })
 }

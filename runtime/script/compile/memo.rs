@@ -12,12 +12,20 @@
 //!
 //! Helpers like that run for every link of every piece at every decision, which is why this
 //! pays: a board game may read the type of a space off its name tens of thousands of times a game.
+//!
+//! A call given the `game` handle besides plain values is remembered the same way, with what it
+//! read of the game and those values (`script/reads.rs`), and given back only while they are
+//! unchanged; the work its natives counted against the engine's allowance is counted again.
 
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 
 use rhai::Dynamic;
 use rustc_hash::{FxHashMap, FxHasher};
+
+use crate::rules::defs::Defs;
+use crate::script::reads;
+use crate::state::State;
 
 /// At most this many results are kept per program (per thread): a ruleset calling a function
 /// with ever new arguments stops filling the table there (the calls past it simply run).
@@ -32,6 +40,24 @@ struct Entry {
     ops: u64,
     /// How many call levels deeper than the call itself the deepest call inside it checked.
     depth: usize,
+    /// What the call read of the game, and the values it found (a call given the `game`).
+    reads: Option<Read>,
+}
+
+/// What a call given the `game` handle read of it (see `script/reads.rs`).
+pub(super) struct Read {
+    pub(super) what: Box<[reads::Read]>,
+    pub(super) values: Box<[i64]>,
+    /// The work its natives counted against the engine's allowance (`MAX_ENGINE_WORK`).
+    pub(super) work: u64,
+}
+
+/// The game a call was given, to compare what it read with: its definitions, its state, and
+/// the work counted so far in the running hook.
+pub(super) struct Seen<'a> {
+    pub(super) defs: &'a Defs,
+    pub(super) state: &'a State,
+    pub(super) work: u64,
 }
 
 /// The remembered calls of a program, by a hash of the function and its arguments.
@@ -39,7 +65,17 @@ struct Entry {
 pub(super) struct Memo {
     table: RefCell<FxHashMap<u64, Vec<Entry>>>,
     entries: std::cell::Cell<usize>,
+    /// For each function, its calls given the game looked up, and how many were given a
+    /// result back (see [`Memo::worth_trying`]).
+    tried: RefCell<Vec<(u64, u64)>>,
 }
+
+/// Calls given the game of a function looked up before it is judged (see [`Memo::worth_trying`]).
+const TRIAL_CALLS: u64 = 64;
+/// After the trial, a function's calls given the game go on being remembered while at least one
+/// look-up in this many gives a result back: a miss (noting what the call reads, keeping it)
+/// costs about what a hit saves in a small function.
+const LOOKUPS_PER_HIT: u64 = 3;
 
 /// What a call's limits were when it looked its result up: the caller adds the operations a
 /// remembered call counted, if they fit.
@@ -65,13 +101,16 @@ pub(super) struct Hit {
     pub(super) ops: u64,
     /// The call levels it went down (see `Entry::depth`): a call around it went that deep too.
     pub(super) depth: usize,
+    /// The engine work to count again, for a call given the `game`.
+    pub(super) work: u64,
 }
 
 impl Memo {
-    /// The key of a call of `function` with `args`, if every argument is a plain value.
-    pub(super) fn key(function: usize, args: &[Dynamic]) -> Option<u64> {
+    /// The key of a call of `function` with `args`, if every argument is a plain value; `lent`
+    /// marks the arguments that are the `game` handle (`()` in `args`).
+    pub(super) fn key(function: usize, args: &[Dynamic], lent: u8) -> Option<u64> {
         let mut h = FxHasher::default();
-        function.hash(&mut h);
+        (function, lent).hash(&mut h);
         for a in args {
             if a.is_unit() {
                 0u8.hash(&mut h);
@@ -91,24 +130,65 @@ impl Memo {
         Some(h.finish())
     }
 
-    /// The remembered result of `function` on `args` (under `key`).
-    pub(super) fn get(&self, key: u64, function: usize, args: &[Dynamic], now: &Limits) -> Lookup {
+    /// Whether calls of `function` given the game are worth remembering: a function whose
+    /// answers rarely stand (what it reads changes from one call to the next) is run each time
+    /// after a trial of [`TRIAL_CALLS`] calls. Only the speed depends on it.
+    pub(super) fn worth_trying(&self, function: usize) -> bool {
+        let tried = self.tried.borrow();
+        let (calls, hits) = tried.get(function).copied().unwrap_or((0, 0));
+        calls < TRIAL_CALLS || hits * LOOKUPS_PER_HIT >= calls
+    }
+
+    /// Counts a look-up of a call of `function` given the game, and whether it was a hit.
+    fn tried(&self, function: usize, hit: u64) {
+        let mut tried = self.tried.borrow_mut();
+        if tried.len() <= function {
+            tried.resize(function + 1, (0, 0));
+        }
+        tried[function].0 += 1;
+        tried[function].1 += hit;
+    }
+
+    /// The remembered result of `function` on `args` (under `key`); `game` is the game a call
+    /// given the `game` handle was given.
+    pub(super) fn get(&self, key: u64, function: usize, args: &[Dynamic], now: &Limits, game: Option<&Seen>) -> Lookup {
         let table = self.table.borrow();
         let Some(entry) =
             table.get(&key).and_then(|v| v.iter().find(|e| e.function == function && same(&e.args, args)))
         else {
+            if game.is_some() {
+                self.tried(function, 0);
+            }
             return if self.entries.get() < MAX_ENTRIES { Lookup::Absent } else { Lookup::Run };
+        };
+        let work = match (&entry.reads, game) {
+            (None, None) => 0,
+            (Some(read), Some(game)) => {
+                if !reads::unchanged(game.defs, game.state, &read.what, &read.values) {
+                    // The game changed under it: run it, and remember it anew.
+                    self.tried(function, 0);
+                    return Lookup::Absent;
+                }
+                self.tried(function, 1);
+                if game.work + read.work > crate::script::MAX_ENGINE_WORK {
+                    return Lookup::Run;
+                }
+                reads::note_all(&read.what);
+                read.work
+            }
+            _ => return Lookup::Run,
         };
         let fits = now.ops + entry.ops <= crate::script::MAX_OPERATIONS
             && now.level + entry.depth <= crate::script::MAX_CALL_LEVELS;
         if fits {
-            Lookup::Hit(Hit { result: entry.result.clone(), ops: entry.ops, depth: entry.depth })
+            Lookup::Hit(Hit { result: entry.result.clone(), ops: entry.ops, depth: entry.depth, work })
         } else {
             Lookup::Run
         }
     }
 
-    /// Remembers a call's result.
+    /// Remembers a call's result (in place of what was remembered of the same call before).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn put(
         &self,
         key: u64,
@@ -117,10 +197,18 @@ impl Memo {
         result: &Dynamic,
         ops: u64,
         depth: usize,
+        reads: Option<Read>,
     ) {
-        self.entries.set(self.entries.get() + 1);
-        let entry = Entry { function, args, result: result.clone(), ops, depth };
-        self.table.borrow_mut().entry(key).or_default().push(entry);
+        let entry = Entry { function, args, result: result.clone(), ops, depth, reads };
+        let mut table = self.table.borrow_mut();
+        let calls = table.entry(key).or_default();
+        match calls.iter_mut().find(|e| e.function == function && same(&e.args, &entry.args)) {
+            Some(old) => *old = entry,
+            None => {
+                self.entries.set(self.entries.get() + 1);
+                calls.push(entry);
+            }
+        }
     }
 }
 

@@ -315,8 +315,8 @@ struct After {
     after: Option<u64>,
 }
 
-/// `GET /seat/TOKEN/state[?after=V]`: the seat's message; with `after`, once its version passes
-/// V, or after [`POLL_TIME`] as it is.
+/// `GET /seat/TOKEN/state[?after=V]`: the seat's message, once its version passes V (0 when not
+/// given), or after [`POLL_TIME`] as it is.
 async fn seat_state(
     State(shared): State<Arc<Shared>>,
     UrlPath(token): UrlPath<String>,
@@ -324,10 +324,10 @@ async fn seat_state(
 ) -> Response {
     let Some(link) = shared.seat(&token) else { return not_found() };
     let mut news = link.news.clone();
-    if let Some(after) = after.after {
-        let newer = news.wait_for(|p| p.version > after);
-        let _ = tokio::time::timeout(POLL_TIME, newer).await;
-    }
+    // Without `after`, only the first message is waited for (a client quicker than the game).
+    let after = after.after.unwrap_or(0);
+    let newer = news.wait_for(|p| p.version > after);
+    let _ = tokio::time::timeout(POLL_TIME, newer).await;
     let json_text = news.borrow().json.clone();
     json(json_text)
 }
@@ -574,6 +574,9 @@ impl Host {
             human.told = self.game.events().len();
             human.asked = None;
             human.legal.clear();
+            // Told only once the seat's message no longer offers what it chose: a client that
+            // asks for its message after the answer never finds the old options.
+            self.publish();
             let _ = reply.send(Ok(()));
             return Ok(action.map(|a| a.action));
         }
@@ -639,13 +642,13 @@ impl Host {
             match self.inbox.recv_timeout(TICK) {
                 Ok(Command::Act { seat, choice, reply }) => {
                     let result = self.real_time_choice(seat, &choice, now(self.speed));
+                    self.write_log()?;
+                    self.publish();
                     let taken = result.as_ref().map(|_| ()).map_err(|(s, m)| (*s, m.clone()));
                     let _ = reply.send(taken);
                     if let Err((StatusCode::INTERNAL_SERVER_ERROR, message)) = result {
                         return Err(Error::Input(message));
                     }
-                    self.write_log()?;
-                    self.publish();
                 }
                 Ok(command) => self.answer_aside(command, ""),
                 Err(mpsc::RecvTimeoutError::Timeout) => {}

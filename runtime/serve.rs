@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -143,6 +144,9 @@ struct SeatLink {
     seat: SeatId,
     token: String,
     news: watch::Receiver<Published>,
+    /// Set when a client first asked for the seat's message: a real-time game's clock starts
+    /// once every seat has.
+    joined: Arc<AtomicBool>,
 }
 
 /// What the handlers share.
@@ -229,10 +233,13 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
     let (commands, inbox) = mpsc::channel();
     let mut links = Vec::new();
     let mut outboxes = Vec::new();
+    let mut joined = Vec::new();
     for &seat in &humans {
         let (tx, rx) = watch::channel(Published::default());
-        links.push(SeatLink { seat, token: token(), news: rx });
+        let flag = Arc::new(AtomicBool::new(false));
+        links.push(SeatLink { seat, token: token(), news: rx, joined: flag.clone() });
         outboxes.push((seat, tx));
+        joined.push(flag);
     }
     outln!("{}: serving on http://{bound}/ (Ctrl-C stops)", rules.name);
     for (s, kind) in seated.kinds.iter().enumerate() {
@@ -242,6 +249,9 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
             None => outln!("  {seat}: {kind}"),
         }
     }
+    if rules.pace.is_some() {
+        outln!("the clock starts when every seat has opened its link");
+    }
     let shared = Arc::new(Shared { seats: links, commands });
     let router = router(shared);
     std::thread::Builder::new()
@@ -250,6 +260,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
         .map_err(io)?;
 
     let mut host = Host::new(seated, outboxes, inbox, args.speed, args.resume.is_some())?;
+    host.joined = joined;
     if let Err(e) = host.run() {
         eprint!("{}", render(&e, &rules.sources));
         return Ok(ExitCode::FAILURE);
@@ -323,6 +334,7 @@ async fn seat_state(
     Query(after): Query<After>,
 ) -> Response {
     let Some(link) = shared.seat(&token) else { return not_found() };
+    link.joined.store(true, Ordering::SeqCst);
     let mut news = link.news.clone();
     // Without `after`, only the first message is waited for (a client quicker than the game).
     let after = after.after.unwrap_or(0);
@@ -384,6 +396,8 @@ struct Host {
     /// The page data last made for each seat, with the game's change count it was made at.
     pages: Vec<Option<(u64, Arc<str>)>>,
     speed: i64,
+    /// Whether each human seat's client has come (see `SeatLink::joined`).
+    joined: Vec<Arc<AtomicBool>>,
 }
 
 impl Host {
@@ -414,7 +428,8 @@ impl Host {
             })
             .collect();
         let players = game.players() as usize;
-        Ok(Host { game, seed, log, agents, humans, inbox, pages: vec![None; players], speed: i64::from(speed) })
+        let pages = vec![None; players];
+        Ok(Host { game, seed, log, agents, humans, inbox, pages, speed: i64::from(speed), joined: Vec::new() })
     }
 
     fn human(&self, seat: SeatId) -> Option<usize> {
@@ -582,12 +597,22 @@ impl Host {
         }
     }
 
-    /// A real-time game: the game clock follows the wall clock (`speed` times as fast); the
+    /// A real-time game: once every human seat's client has come, the game clock follows the
+    /// wall clock (`speed` times as fast); the
     /// timers fire when it reaches them, each agent acts when ready (its `pace` after its last
     /// action, waiting while it sees no change, as in simulation), and humans act whenever they
     /// choose one of their options.
     fn run_real_time(&mut self) -> Result<(), Error> {
         let pace = self.game.rules().pace.unwrap_or(1000);
+        // The clock waits for the players: it starts once every seat's client has come.
+        self.publish();
+        while !self.joined.iter().all(|j| j.load(Ordering::SeqCst)) {
+            match self.inbox.recv_timeout(TICK) {
+                Ok(command) => self.answer_aside(command, "the clock starts when every seat has opened its link"),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Error::Input("the server stopped".into())),
+            }
+        }
         let players = self.game.players() as usize;
         let start = Instant::now();
         let clock_at_start = self.game.clock();

@@ -134,8 +134,10 @@ PANEL = """(() => {
   return { version: +p.dataset.version, asked: p.dataset.asked || "", outcome: p.dataset.outcome || "",
            options: document.querySelectorAll("#play-options button[data-option]").length };
 })()"""
-# Everything the page holds: its data (the drawing's) and its document (the panel's text).
-HELD = "JSON.stringify(typeof data === 'undefined' ? null : data) + document.documentElement.outerHTML"
+# Everything the page holds: its data (the drawing's), its latest message (the panel's), and
+# its document.
+HELD = ("JSON.stringify(typeof data === 'undefined' ? null : data) + JSON.stringify(window.tabulaMessage || null)"
+        " + document.documentElement.outerHTML")
 
 
 def serve(args, players):
@@ -154,6 +156,31 @@ def serve(args, players):
         if rest.startswith("http://"):
             links[seat] = rest
     return process, links
+
+
+# What the page shows now: its latest message (the panel's) and the pieces drawn in each zone.
+SHOWN = """JSON.stringify({ message: window.tabulaMessage || null,
+  steps: typeof data === "undefined" || !data ? 0 : data.timelines[0].steps.length,
+  drawn: Object.fromEntries([...document.querySelectorAll("[data-zone]")].map(z =>
+    [z.dataset.zone, [...z.querySelectorAll("[data-piece]")].map(p => p.dataset.piece)])) })"""
+
+
+def listing(text):
+    """Each zone's pieces in a `tabula replay --view/--state` listing."""
+    zones = {}
+    for line in text.splitlines():
+        if line.startswith("  ") and ": " in line:
+            zone, items = line.strip().split(": ", 1)
+            zones[zone] = {m.group(1) for item in re.split(r", (?=[a-z])", items)
+                           if (m := re.match(r"([a-z][a-z0-9_]*)", item))}
+    return zones
+
+
+def hidden_placement(log, seat):
+    """Where pieces lie now that `seat` does not see there: (zone, piece) pairs."""
+    replay = lambda *a: subprocess.run([TABULA, "replay", log, *a], capture_output=True, text=True).stdout
+    everything, seen = listing(replay("--state")), listing(replay("--view", seat, "--verbose"))
+    return {(z, p) for z, pieces in everything.items() for p in pieces if p not in seen.get(z, set())}
 
 
 def piece_names(text):
@@ -184,7 +211,7 @@ def holds(text, name):
     return re.search(rf"(?<![a-z0-9_]){re.escape(name)}(?![a-z0-9_])", text) is not None
 
 
-def play(title, args, players, humans, seed):
+def play(title, args, players, humans, seed, placement=False):
     print(f"== {title}")
     work = tempfile.mkdtemp(prefix="tabula-serve-")
     log = os.path.join(work, "game.log")
@@ -195,6 +222,7 @@ def play(title, args, players, humans, seed):
     held = {seat: [] for seat in links}
     rng = random.Random(seed)
     outcome = {}
+    placements = 0
     try:
         for seat, link in links.items():
             browsers[seat].open(link)
@@ -212,6 +240,24 @@ def play(title, args, players, humans, seed):
                     continue
                 if looks % 4 == 0:
                     held[seat].append(browser.page.eval(HELD))
+                if placement:
+                    # Turn-based: nothing changes until a page clicks, so the log read now is
+                    # the game the page shows (its drawing may lag, showing an earlier step).
+                    # What the page shows is held against the game only where it is up to date
+                    # (its message of the current version, its drawing at the latest step): the
+                    # page learns of a change a moment after it.
+                    shown = json.loads(browser.page.eval(SHOWN))
+                    now = json.load(urllib.request.urlopen(links[seat] + "state"))
+                    steps = len(json.load(urllib.request.urlopen(links[seat] + "data.json"))["timelines"][0]["steps"])
+                    message = shown["message"] or {}
+                    if message.get("version") != now["version"]:
+                        message = {"view": {"zones": {}}}
+                    drawn = shown["drawn"] if shown["steps"] == steps else {}
+                    for zone, piece in hidden_placement(log, seat):
+                        placements += "view" in message and message.get("version") is not None
+                        told = [p["name"] for p in message["view"]["zones"].get(zone, {}).get("pieces", [])]
+                        if piece in told or piece in drawn.get(zone, []):
+                            report(f"{title}: {seat}'s page shows {piece} in {zone}, hidden from it", False)
                 if panel["asked"] and panel["options"]:
                     i = rng.randrange(panel["options"])
                     browser.page.eval(f'document.querySelectorAll("#play-options button[data-option]")[{i}].click()')
@@ -238,6 +284,9 @@ def play(title, args, players, humans, seed):
         leaks = sorted(name for name in hidden if any(holds(text, name) for text in held[seat]))
         report(f"{title}: {seat}'s page never held the {len(hidden)} pieces it never saw {leaks or ''}"
                f" ({len(held[seat])} looks)", not leaks and len(held[seat]) > 2)
+    if placement:
+        report(f"{title}: no page showed where a hidden piece lies ({placements} hidden placements looked at)",
+               placements > 20 and not any("hidden from it" in f for f in failures))
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -247,7 +296,7 @@ def report(what, ok):
         failures.append(what)
 
 
-play("East Berlin, two people", ["east-berlin", "--seed", "11"], 2, 2, 5)
+play("East Berlin, two people", ["east-berlin", "--seed", "11"], 2, 2, 5, placement=True)
 play("Temple in real time, two people and an agent",
      ["temple", "--players", "3", "--seat", "green=heuristic", "--set", "collapse_ms=120000", "--speed", "20",
       "--seed", "5"], 3, 2, 2)

@@ -278,8 +278,9 @@ impl Table {
         let rules = self.game.rules();
         let players = self.game.players();
         let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
-        let mut kinds: Vec<String> =
-            (0..players).map(|s| if s == 0 || all_human { "human".into() } else { rules.default_agent.clone() }).collect();
+        let mut kinds: Vec<String> = (0..players)
+            .map(|s| if s == 0 || all_human { "human".into() } else { rules.default_agent.clone() })
+            .collect();
         let agent_names: Vec<&str> =
             ["human", "random"].into_iter().chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
         let recorded = self.recorded_kinds.iter().flatten();

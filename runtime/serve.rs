@@ -219,7 +219,8 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
     };
     let rules = table.rules();
     let seated = table.seated(&args.seats, args.log.as_deref())?;
-    let humans: Vec<SeatId> = (0..seated.kinds.len() as SeatId).filter(|&s| seated.kinds[s as usize] == "human").collect();
+    let humans: Vec<SeatId> =
+        (0..seated.kinds.len() as SeatId).filter(|&s| seated.kinds[s as usize] == "human").collect();
     if humans.is_empty() {
         return Err(Error::Input("serve: no seat is a human's (`--seat SEAT=human`)".into()));
     }
@@ -289,7 +290,8 @@ fn not_found() -> Response {
 }
 
 fn json(body: Arc<str>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], body.to_string()).into_response()
+    ([(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], body.to_string())
+        .into_response()
 }
 
 /// Asks the game thread for a seat's page data.
@@ -304,10 +306,9 @@ async fn page_data(shared: &Shared, seat: SeatId) -> Option<Arc<str>> {
 async fn seat_page(State(shared): State<Arc<Shared>>, UrlPath(token): UrlPath<String>) -> Response {
     let Some(link) = shared.seat(&token) else { return not_found() };
     let data = page_data(&shared, link.seat).await.unwrap_or_else(|| Arc::from("null"));
-    let page = include_str!("viewer.html").replace("/*TABULA_DATA*/null", &data).replace(
-        "</body>",
-        &format!("{}</body>", include_str!("serve.html")),
-    );
+    let page = include_str!("viewer.html")
+        .replace("/*TABULA_DATA*/null", &data)
+        .replace("</body>", &format!("{}</body>", include_str!("serve.html")));
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], page).into_response()
 }
 
@@ -417,15 +418,7 @@ impl Host {
         let told = if resumed { game.events().len() } else { 0 };
         let humans = outboxes
             .into_iter()
-            .map(|(seat, outbox)| Human {
-                seat,
-                outbox,
-                told,
-                asked: None,
-                legal: Vec::new(),
-                last: None,
-                version: 0,
-            })
+            .map(|(seat, outbox)| Human { seat, outbox, told, asked: None, legal: Vec::new(), last: None, version: 0 })
             .collect();
         let players = game.players() as usize;
         let pages = vec![None; players];
@@ -449,7 +442,8 @@ impl Host {
         let real_time = self.game.rules().pace.is_some();
         for h in &mut self.humans {
             if real_time {
-                h.legal = if self.game.is_over() { Vec::new() } else { self.game.legal_actions(h.seat).unwrap_or_default() };
+                h.legal =
+                    if self.game.is_over() { Vec::new() } else { self.game.legal_actions(h.seat).unwrap_or_default() };
                 h.asked = (!h.legal.is_empty()).then_some(AskedNow::RealTime);
             }
             let message = seat_message(&self.game, h.seat, h.told, h.asked, &h.legal);
@@ -524,7 +518,8 @@ impl Host {
             let taken = match self.human(seat) {
                 Some(h) => self.human_turn(h, scheduler.out_of_turn())?,
                 None => {
-                    let asked = if scheduler.out_of_turn() { Asked::OutOfTurn } else { Asked::OnTurn { real_time: false } };
+                    let asked =
+                        if scheduler.out_of_turn() { Asked::OutOfTurn } else { Asked::OnTurn { real_time: false } };
                     match decide(&mut *self.agents[seat as usize], &self.game, seat, asked, &mut legal)? {
                         Some(action) => {
                             self.game.apply_unchecked(&action)?;
@@ -549,7 +544,10 @@ impl Host {
                 return Ok(None);
             }
             let name = &self.game.rules().seats[seat as usize].name;
-            return Err(Error::Input(format!("{name} must decide in phase `{}` but has no legal action", self.game.phase())));
+            return Err(Error::Input(format!(
+                "{name} must decide in phase `{}` but has no legal action",
+                self.game.phase()
+            )));
         }
         self.humans[h].legal = legal;
         self.humans[h].asked = Some(if out_of_turn { AskedNow::OutOfTurn } else { AskedNow::Turn });
@@ -578,7 +576,8 @@ impl Host {
                 _ => {
                     let n = human.legal.len();
                     let pass = if out_of_turn { ", or \"pass\": true" } else { "" };
-                    let _ = reply.send(Err((StatusCode::BAD_REQUEST, format!("choose an option from 0 to {}{pass}", n - 1))));
+                    let _ = reply
+                        .send(Err((StatusCode::BAD_REQUEST, format!("choose an option from 0 to {}{pass}", n - 1))));
                     continue;
                 }
             };
@@ -616,7 +615,8 @@ impl Host {
         let players = self.game.players() as usize;
         let start = Instant::now();
         let clock_at_start = self.game.clock();
-        let now = |speed: i64| clock_at_start.saturating_add((start.elapsed().as_millis() as i64).saturating_mul(speed));
+        let now =
+            |speed: i64| clock_at_start.saturating_add((start.elapsed().as_millis() as i64).saturating_mul(speed));
         let mut ready = vec![clock_at_start; players];
         // For each waiting agent: the change count and its sight when it began to wait.
         let mut idle: Vec<Option<(u64, u64)>> = vec![None; players];

@@ -54,7 +54,8 @@ impl Server {
         // The rest of the output (the end of the game) is read and dropped as it comes.
         std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
         // "NAME: serving on http://127.0.0.1:PORT/ (Ctrl-C stops)", then "  SEAT: LINK" or "  SEAT: AGENT".
-        let address = lines[0].split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_default().to_string();
+        let address =
+            lines[0].split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_default().to_string();
         let seats = lines[1..]
             .iter()
             .filter_map(|l| {
@@ -98,7 +99,11 @@ impl Server {
 
     /// Chooses option `option` of the message of version `version`: the status.
     fn act(&self, seat: &str, version: u64, option: usize) -> (u16, String) {
-        self.request("POST", &format!("{}act", self.link(seat)), &format!("{{\"version\":{version},\"option\":{option}}}"))
+        self.request(
+            "POST",
+            &format!("{}act", self.link(seat)),
+            &format!("{{\"version\":{version},\"option\":{option}}}"),
+        )
     }
 }
 
@@ -237,7 +242,8 @@ fn a_real_time_temple_game_with_an_agent_is_played_to_its_end() {
     // Three adventurers, green an agent; the temple collapses after 20 s of game time, played
     // 20 times as fast as the wall clock.
     let args = ["temple", "--players", "3", "--seat", "green=heuristic", "--set", "collapse_ms=20000"];
-    let server = Server::start(&[&args[..], &["--speed", "20", "--seed", "4", "--log", log.to_str().unwrap()]].concat(), 3);
+    let server =
+        Server::start(&[&args[..], &["--speed", "20", "--seed", "4", "--log", log.to_str().unwrap()]].concat(), 3);
     assert_eq!(server.seats.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(), ["red", "blue"]);
     let outcome = play_to_the_end(&server, &["red", "blue"], &log, &mut Choices(9));
     let (ok, replayed) = replays(&log);
@@ -281,7 +287,8 @@ fn a_wrong_or_missing_token_sees_nothing() {
     let server = Server::start(&["east-berlin", "--seed", "1"], 2);
     let good = server.link("exile").to_string();
     let wrong = format!("/seat/{}/", "0".repeat(32));
-    for path in ["/", "/seat/", "/seat//state", "/data.json", &format!("{wrong}state"), &format!("{wrong}data.json"), &wrong]
+    for path in
+        ["/", "/seat/", "/seat//state", "/data.json", &format!("{wrong}state"), &format!("{wrong}data.json"), &wrong]
     {
         let (status, body) = server.request("GET", path, "");
         assert_eq!(status, 404, "{path}: {body}");

@@ -60,7 +60,7 @@ pub struct ServeArgs {
     #[arg(long)]
     players: Option<u8>,
     /// Who plays a seat: `human` (the default: a link is printed for each), `random`, or one of
-    /// the ruleset's agents, as in `--seat police=random`.
+    /// the ruleset's agents, as in `--seat blue=random`.
     #[arg(long = "seat", value_name = "SEAT=human|random|AGENT", value_parser = crate::parse_set)]
     seats: Vec<(String, String)>,
     /// Write the game's log to FILE as it is played, a line at a time. An existing FILE is
@@ -218,6 +218,12 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
         (None, None) => return Err(Error::Input("serve: name a ruleset, or --resume a log".into())),
     };
     let rules = table.rules();
+    // The HTTP side is bound first, so that a port in use is an error before the log is begun.
+    let address = SocketAddr::new(args.bind, args.port);
+    let io = |source| Error::Io { path: PathBuf::from(address.to_string()), source };
+    let runtime = crate::http::runtime().map_err(io)?;
+    let listener = crate::http::bind(&runtime, address).map_err(io)?;
+    let bound = listener.local_addr().map_err(io)?;
     let seated = table.seated(&args.seats, args.log.as_deref())?;
     let humans: Vec<SeatId> =
         (0..seated.kinds.len() as SeatId).filter(|&s| seated.kinds[s as usize] == "human").collect();
@@ -225,12 +231,6 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
         return Err(Error::Input("serve: no seat is a human's (`--seat SEAT=human`)".into()));
     }
 
-    // The HTTP side: bound here, so that a port in use is an error before anything is printed.
-    let address = SocketAddr::new(args.bind, args.port);
-    let io = |source| Error::Io { path: PathBuf::from(address.to_string()), source };
-    let runtime = crate::http::runtime().map_err(io)?;
-    let listener = crate::http::bind(&runtime, address).map_err(io)?;
-    let bound = listener.local_addr().map_err(io)?;
     let (commands, inbox) = mpsc::channel();
     let mut links = Vec::new();
     let mut outboxes = Vec::new();

@@ -384,3 +384,57 @@ fn what_the_server_sends_a_seat_keeps_the_other_seats_secrets() {
     ];
     eprintln!("{counts:?}");
 }
+
+#[test]
+fn a_seat_asked_out_of_turn_may_act_or_let_the_game_go_on() {
+    let dir = scratch("interrupts");
+    let log = dir.join("game.log");
+    let server = Server::start(
+        &["tests/fixtures/interrupts", "--players", "3", "--seed", "6", "--log", log.to_str().unwrap()],
+        3,
+    );
+    let seats = ["red", "blue", "green"];
+    let mut choices = Choices(8);
+    let (mut passed, mut tripped) = (0, 0);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let outcome = loop {
+        assert!(Instant::now() < deadline, "the game did not end in time");
+        let messages: Vec<Value> = seats.iter().map(|s| server.state(s)).collect();
+        if let Some(outcome) = messages[0]["view"]["outcome"].as_str() {
+            break outcome.to_string();
+        }
+        let Some(m) = messages.iter().find(|m| !m["asked"].is_null()) else {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        };
+        let (seat, version) = (m["seat"].as_str().unwrap(), m["version"].as_u64().unwrap());
+        let n = m["options"].as_array().unwrap().len();
+        let act = |body: String| server.request("POST", &format!("{}act", server.link(seat)), &body);
+        if m["asked"] == "out_of_turn" {
+            // Letting the game go on is not an option on turn, only out of turn.
+            if choices.pick(2) == 0 {
+                assert_eq!(act(format!("{{\"version\":{version},\"pass\":true}}")).0, 200);
+                passed += 1;
+                continue;
+            }
+            tripped += 1;
+        } else {
+            assert_eq!(act(format!("{{\"version\":{version},\"pass\":true}}")).0, 400);
+        }
+        assert_eq!(server.act(seat, version, choices.pick(n)).0, 200);
+    };
+    assert!(passed > 0 && tripped > 0, "passed {passed}, tripped {tripped}");
+    let (ok, replayed) = replays(&log);
+    assert!(ok && replayed.contains(&format!("game over: {outcome}")), "{replayed}");
+}
+
+#[test]
+fn a_port_in_use_is_refused_before_the_log_is_begun() {
+    let server = Server::start(&["east-berlin", "--seed", "1"], 2);
+    let port = server.address.rsplit(':').next().expect("a port");
+    let log = scratch("port").join("game.log");
+    let (ok, _, err) =
+        crate::common::tabula(&["serve", "east-berlin", "--port", port, "--log", log.to_str().unwrap()], "");
+    assert!(!ok && err.contains(port), "{err}");
+    assert!(!log.exists(), "the log was begun");
+}

@@ -34,13 +34,13 @@ use tokio::sync::{oneshot, watch};
 
 use tabula::agent::Agent;
 use tabula::diag::render;
-use tabula::log::record;
+use tabula::log::{parse, record, rules_for_in};
 use tabula::rules::SeatId;
 use tabula::seat_message::{AskedNow, SeatMessage, seat_message};
 use tabula::sim::{Asked, Scheduler, decide, seated_agents};
 use tabula::view::sight_fingerprint;
 use tabula::viewer::{Part, page};
-use tabula::{Action, Error, Game};
+use tabula::{Action, Error, Game, Rules};
 
 use crate::play::{LogFile, Seated, Table};
 
@@ -372,6 +372,62 @@ fn refusal(status: StatusCode, message: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// A page to draw: the game so far as a log's text, for a seat, and the key of the game's
+/// moment (its change count and clock).
+struct PageJob {
+    seat: SeatId,
+    key: u64,
+    log: String,
+    reply: oneshot::Sender<Arc<str>>,
+}
+
+/// The drawing thread: makes each seat's page data (the viewer's, `viewer::page` for the seat
+/// alone) from the game's log, under rules of its own loaded from the ruleset folder as the log
+/// names them (rules are not `Send`), so that replaying a long game for a page holds up neither
+/// the game nor the other clients. Requests that queued while it worked are answered together,
+/// each seat's with the latest game.
+fn draw_pages(jobs: &mpsc::Receiver<PageJob>, ruleset: &str, players: u8) {
+    let mut rules: Option<Rc<Rules>> = None;
+    let mut made: Vec<Option<(u64, Arc<str>)>> = vec![None; players as usize];
+    while let Ok(first) = jobs.recv() {
+        let mut batch = vec![first];
+        batch.extend(jobs.try_iter());
+        // The latest job of each seat is the one drawn.
+        let mut latest: Vec<Option<usize>> = vec![None; players as usize];
+        for (k, job) in batch.iter().enumerate() {
+            if let Some(slot) = latest.get_mut(job.seat as usize) {
+                *slot = Some(k);
+            }
+        }
+        for (seat, k) in latest.iter().enumerate() {
+            let Some(job) = k.map(|k| &batch[k]) else { continue };
+            if made[seat].as_ref().is_some_and(|(key, _)| *key == job.key) {
+                continue;
+            }
+            made[seat] = Some((job.key, draw(&job.log, &mut rules, ruleset, job.seat, players)));
+        }
+        for job in batch {
+            let data = made.get(job.seat as usize).and_then(|m| m.as_ref()).map(|(_, d)| d.clone());
+            let _ = job.reply.send(data.unwrap_or_else(|| Arc::from("null")));
+        }
+    }
+}
+
+/// A seat's page data for a game's log text, as JSON (`null` when there is none: a page past
+/// the viewer's limits draws nothing, and its panel still plays).
+fn draw(text: &str, rules: &mut Option<Rc<Rules>>, ruleset: &str, seat: SeatId, players: u8) -> Arc<str> {
+    let Ok(log) = parse(text, 0) else { return Arc::from("null") };
+    if rules.is_none() {
+        *rules = rules_for_in(&log, Some(ruleset)).ok().map(Rc::new);
+    }
+    let Some(rules) = rules.clone() else { return Arc::from("null") };
+    let name = format!("{} (live)", rules.id);
+    match page(&log, rules, players, &[Some(seat)], Part::default(), &name) {
+        Ok(page) => Arc::from(serde_json::to_string(&page).unwrap_or_else(|_| "null".into()).replace('<', "\\u003c")),
+        Err(_) => Arc::from("null"),
+    }
+}
+
 /// A human seat as the game thread keeps it.
 struct Human {
     seat: SeatId,
@@ -394,8 +450,8 @@ struct Host {
     agents: Vec<Box<dyn Agent>>,
     humans: Vec<Human>,
     inbox: mpsc::Receiver<Command>,
-    /// The page data last made for each seat, with the game's change count it was made at.
-    pages: Vec<Option<(u64, Arc<str>)>>,
+    /// The drawing thread's jobs.
+    drawer: mpsc::Sender<PageJob>,
     speed: i64,
     /// Whether each human seat's client has come (see `SeatLink::joined`).
     joined: Vec<Arc<AtomicBool>>,
@@ -420,9 +476,12 @@ impl Host {
             .into_iter()
             .map(|(seat, outbox)| Human { seat, outbox, told, asked: None, legal: Vec::new(), last: None, version: 0 })
             .collect();
-        let players = game.players() as usize;
-        let pages = vec![None; players];
-        Ok(Host { game, seed, log, agents, humans, inbox, pages, speed: i64::from(speed), joined: Vec::new() })
+        let (drawer, jobs) = mpsc::channel();
+        let ruleset = game.rules().dir.to_string_lossy().into_owned();
+        let players = game.players();
+        // Without the drawing thread, pages draw nothing and the panels still play.
+        let _ = std::thread::Builder::new().name("drawer".into()).spawn(move || draw_pages(&jobs, &ruleset, players));
+        Ok(Host { game, seed, log, agents, humans, inbox, drawer, speed: i64::from(speed), joined: Vec::new() })
     }
 
     fn human(&self, seat: SeatId) -> Option<usize> {
@@ -459,38 +518,22 @@ impl Host {
         }
     }
 
-    /// The viewer's data for `seat`'s page: the game so far as a log (no seed), replayed for
-    /// the seat alone. Made again only when the game changed.
-    fn page_data(&mut self, seat: SeatId) -> Arc<str> {
-        let changes = self.game.state().changes() ^ (self.game.clock() as u64).rotate_left(32);
-        if let Some(Some((at, data))) = self.pages.get(seat as usize)
-            && *at == changes
-        {
-            return data.clone();
+    /// Hands the making of `seat`'s page data to the drawing thread (`drawer`): the game so far
+    /// as a log (no seed), with the game's change count and clock, by which the drawer knows
+    /// whether it made it already.
+    fn page_data(&mut self, seat: SeatId, reply: oneshot::Sender<Arc<str>>) {
+        let key = self.game.state().changes() ^ (self.game.clock() as u64).rotate_left(32);
+        let log = record(&self.game, None).to_string();
+        if let Err(mpsc::SendError(job)) = self.drawer.send(PageJob { seat, key, log, reply }) {
+            let _ = job.reply.send(Arc::from("null"));
         }
-        let log = record(&self.game, None);
-        let rules = self.game.rules().clone();
-        let name = format!("{} (live)", rules.id);
-        let data = match page(&log, rules, self.game.players(), &[Some(seat)], Part::default(), &name) {
-            Ok(page) => serde_json::to_string(&page).unwrap_or_else(|_| "null".into()).replace('<', "\\u003c"),
-            // Past the page's limits: the page draws nothing, and the panel still plays.
-            Err(_) => "null".into(),
-        };
-        let data: Arc<str> = Arc::from(data);
-        if let Some(slot) = self.pages.get_mut(seat as usize) {
-            *slot = Some((changes, data.clone()));
-        }
-        data
     }
 
     /// Answers a command that is not a choice the game waits for: page data, or a choice
     /// refused (`why`).
     fn answer_aside(&mut self, command: Command, why: &str) {
         match command {
-            Command::Page { seat, reply } => {
-                let data = self.page_data(seat);
-                let _ = reply.send(data);
-            }
+            Command::Page { seat, reply } => self.page_data(seat, reply),
             Command::Act { reply, .. } => {
                 let _ = reply.send(Err((StatusCode::CONFLICT, why.to_string())));
             }

@@ -3,7 +3,8 @@
 own headless Chromium (as each player would on their own screen), and the pages are played
 through a whole game by clicking their option buttons (over the Chrome DevTools protocol).
 Checked: the game ends on both pages, its log is one `tabula replay` accepts, and no page ever
-held, in its data or its drawing, a piece its seat never saw in the game.
+held, in its data or its drawing, a piece its seat never saw in the game, nor showed where a
+hidden piece lies. A screenshot of each seat's page is left in target/viewer/serve-*.png.
 
 Two games: East Berlin with two human seats, and a three-seat real-time Temple game with one
 agent (the temple collapsing early, the clock running 20 times as fast).
@@ -27,7 +28,13 @@ import urllib.parse
 import urllib.request
 
 TABULA, CHROMIUM = sys.argv[1], sys.argv[2]
+SHOTS = os.path.abspath("target/viewer")
+os.makedirs(SHOTS, exist_ok=True)
 failures = []
+
+
+def slug(title):
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
 class DevTools:
@@ -106,7 +113,7 @@ class Browser:
     def __init__(self):
         self.profile = tempfile.mkdtemp(prefix="tabula-serve-chromium-")
         self.process = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0", "--window-size=1400,900",
              f"--user-data-dir={self.profile}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = os.path.join(self.profile, "DevToolsActivePort")
@@ -120,6 +127,11 @@ class Browser:
 
     def open(self, url):
         self.page.call("Page.navigate", url=url)
+
+    def screenshot(self, path):
+        shot = self.page.call("Page.captureScreenshot", format="png")
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
 
     def close(self):
         self.process.kill()
@@ -223,6 +235,7 @@ def play(title, args, players, humans, seed, placement=False):
     rng = random.Random(seed)
     outcome = {}
     placements = 0
+    shot = set()
     try:
         for seat, link in links.items():
             browsers[seat].open(link)
@@ -259,6 +272,11 @@ def play(title, args, players, humans, seed, placement=False):
                         if piece in told or piece in drawn.get(zone, []):
                             report(f"{title}: {seat}'s page shows {piece} in {zone}, hidden from it", False)
                 if panel["asked"] and panel["options"]:
+                    if seat not in shot:
+                        # A seat's page when it is first asked after a few moves, for a person to look at.
+                        if clicks >= 6:
+                            browser.screenshot(os.path.join(SHOTS, f"serve-{slug(title)}-{seat}.png"))
+                            shot.add(seat)
                     i = rng.randrange(panel["options"])
                     browser.page.eval(f'document.querySelectorAll("#play-options button[data-option]")[{i}].click()')
                     clicks += 1

@@ -13,10 +13,12 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
+mod http;
 mod play;
 mod plot;
 mod reload;
 mod replay_cmd;
+mod serve;
 mod sim_cmd;
 mod sweep_cmd;
 mod view_cmd;
@@ -176,6 +178,10 @@ enum Command {
     /// Write a game log as one HTML page that steps through the game in a browser (a timeline,
     /// the board at each step, for everyone or each seat), or --serve it and follow the log live.
     View(view_cmd::ViewArgs),
+    /// Play a game in browsers: one private link per human seat (each page shows that seat's
+    /// table, what it was told, and its options), agents on the other seats; the log is written
+    /// as the game goes. The HTTP interface the pages use is in docs/serve.md.
+    Serve(serve::ServeArgs),
     /// List a ruleset's parameters ([params]) with their values, ranges and comments: what
     /// --set can change.
     Params {
@@ -398,6 +404,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Sim(args) => sim_cmd::run(&args),
         Command::Sweep(args) => sweep_cmd::run(&args),
         Command::View(args) => view_cmd::run(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Schema => {
             out!("{}", tabula::rules::raw::json_schema());
             Ok(ExitCode::SUCCESS)

@@ -174,8 +174,9 @@ fn read_line() -> Option<String> {
 }
 
 /// The log a game at the table is written to, line by line.
-struct LogFile {
-    path: PathBuf,
+pub(crate) struct LogFile {
+    /// Where it is written.
+    pub(crate) path: PathBuf,
     file: std::fs::File,
     recorder: Recorder,
 }
@@ -196,7 +197,7 @@ impl LogFile {
 
     /// Appends what happened since the last call, and flushes it, so that a crash or Ctrl-C
     /// loses nothing.
-    fn write(&mut self, game: &Game) -> Result<(), Error> {
+    pub(crate) fn write(&mut self, game: &Game) -> Result<(), Error> {
         for entry in self.recorder.take(game) {
             writeln!(self.file, "{entry}").map_err(io(&self.path))?;
         }
@@ -270,15 +271,16 @@ impl Table {
         self.game.rules().clone()
     }
 
-    /// Who plays each seat: the first seat is yours and the others the ruleset's default agent,
-    /// unless a resumed log says otherwise; `--seat` choices come last. A seat named twice is
-    /// an error.
-    fn seat_kinds(&self, seats: &[(String, String)]) -> Result<Vec<String>, Error> {
+    /// Who plays each seat: the first seat is yours and the others the ruleset's default agent
+    /// (`all_human`: every seat is a human's), unless a resumed log says otherwise; `--seat`
+    /// choices come last. A seat named twice is an error.
+    fn seat_kinds(&self, seats: &[(String, String)], all_human: bool) -> Result<Vec<String>, Error> {
         let rules = self.game.rules();
         let players = self.game.players();
         let names: Vec<&str> = rules.seats.iter().take(players as usize).map(|s| s.name.as_str()).collect();
-        let mut kinds: Vec<String> =
-            (0..players).map(|s| if s == 0 { "human".into() } else { rules.default_agent.clone() }).collect();
+        let mut kinds: Vec<String> = (0..players)
+            .map(|s| if s == 0 || all_human { "human".into() } else { rules.default_agent.clone() })
+            .collect();
         let agent_names: Vec<&str> =
             ["human", "random"].into_iter().chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
         let recorded = self.recorded_kinds.iter().flatten();
@@ -332,6 +334,16 @@ impl Table {
         Ok(())
     }
 
+    /// The table for `tabula serve`: who plays each seat (a human unless `--seat` or a resumed
+    /// log says otherwise), with the log started when one is asked for.
+    pub(crate) fn seated(mut self, seats: &[(String, String)], log: Option<&Path>) -> Result<Seated, Error> {
+        let kinds = self.seat_kinds(seats, true)?;
+        if let Some(path) = log {
+            self.log_to(path, &kinds)?;
+        }
+        Ok(Seated { game: self.game, seed: self.seed, kinds, log: self.log })
+    }
+
     /// Plays the game to its end at the terminal (or until a human quits). Turns come as in
     /// simulation: in turn order, or, in a real-time game, whenever a seat is ready (a human's
     /// action takes the same game time as an agent's).
@@ -342,7 +354,7 @@ impl Table {
         watch: bool,
         verbose: bool,
     ) -> Result<(), Error> {
-        let kinds = self.seat_kinds(seats)?;
+        let kinds = self.seat_kinds(seats, false)?;
         if let Some(path) = log {
             self.log_to(path, &kinds)?;
         }
@@ -399,6 +411,18 @@ impl Table {
             }
         }
     }
+}
+
+/// A table's game with its players chosen, for `tabula serve`.
+pub(crate) struct Seated {
+    /// The game, set up or resumed.
+    pub(crate) game: Game,
+    /// Its seed (a secret until the game ends).
+    pub(crate) seed: u64,
+    /// Who plays each seat: `human`, `random` or an agent's name.
+    pub(crate) kinds: Vec<String>,
+    /// The log being written, if any.
+    pub(crate) log: Option<LogFile>,
 }
 
 /// The player of each seat: a human at the screen, the random agent, or a ruleset agent.

@@ -2,14 +2,19 @@
 //! browser, for everyone or for one seat; `--serve` serves it on this machine and follows a log
 //! that is still being written.
 
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tokio::sync::watch;
 
 use tabula::diag::{MAX_LOG_BYTES, Sources, render, render_diagnostics};
 use tabula::log::{ReplayError, parse, rules_for_in};
@@ -127,140 +132,68 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(ca), Ok(cb)) if ca == cb)
 }
 
-/// How long a client has to send its request (its line and headers), after which it is closed:
-/// a client that connects and says nothing does not keep its place for long.
-const REQUEST_TIME: Duration = Duration::from_secs(10);
-/// How long writing an answer may wait for the client to read.
-const WRITE_TIME: Duration = Duration::from_secs(30);
-/// The most bytes of a request's line and headers read; a longer request is answered 431.
-const MAX_REQUEST_HEAD: usize = 8 << 10;
 /// The most clients answered at once; one more is answered 503 at once.
 const MAX_CLIENTS: usize = 16;
+/// How often the log file is looked at for changes.
+const LOOK_EVERY: Duration = Duration::from_millis(250);
 
-/// Serves the page and its data on 127.0.0.1, making them anew whenever the log file changed.
-/// Each client is answered on its own thread, so that a slow one holds up no other.
+/// Serves the page and its data (`/`, `/data.json`) on 127.0.0.1 (`http.rs`), making them anew
+/// on a thread of their own whenever the log file changed, so that no client waits on that.
 fn serve(args: &ViewArgs) -> Result<ExitCode, Error> {
-    let address = format!("127.0.0.1:{}", args.port);
-    let io = |source| Error::Io { path: PathBuf::from(&address), source };
-    let listener = TcpListener::bind(&address).map_err(io)?;
+    let address = SocketAddr::from(([127, 0, 0, 1], args.port));
+    let io = |source| Error::Io { path: PathBuf::from(address.to_string()), source };
+    let runtime = crate::http::runtime().map_err(io)?;
+    let listener = crate::http::bind(&runtime, address).map_err(io)?;
     let bound = listener.local_addr().map_err(io)?;
+    let (pages, page) = watch::channel(Arc::new(make_page(args)));
+    let follow = args.clone();
+    std::thread::Builder::new()
+        .name("view-follow".into())
+        .spawn(move || {
+            let mut files = crate::watch::Watch::new(None, &[&follow.log]);
+            // Ends when the server is gone.
+            while !pages.is_closed() {
+                std::thread::sleep(LOOK_EVERY);
+                if files.changed().is_some() {
+                    pages.send_replace(Arc::new(make_page(&follow)));
+                }
+            }
+        })
+        .map_err(io)?;
     eprintln!("serving {} on http://{bound}/ (Ctrl-C stops)", args.log.display());
-    let mut files = crate::watch::Watch::new(None, &[&args.log]);
-    let mut page = Arc::new(make_page(args));
-    let clients = Arc::new(AtomicUsize::new(0));
-    for stream in listener.incoming().flatten() {
-        if files.changed().is_some() {
-            page = Arc::new(make_page(args));
-        }
-        if clients.load(Ordering::SeqCst) >= MAX_CLIENTS {
-            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-            // Answered here, without waiting on the client: the serving loop must not stall.
-            respond(&stream, "503 Service Unavailable", "text/plain", "busy: too many clients at once");
-            continue;
-        }
-        clients.fetch_add(1, Ordering::SeqCst);
-        let (page, done) = (page.clone(), clients.clone());
-        let answered = std::thread::Builder::new().name("view-client".into()).spawn(move || {
-            answer(&stream, &page);
-            done.fetch_sub(1, Ordering::SeqCst);
-        });
-        if answered.is_err() {
-            // No thread to answer on: the client is dropped (its stream went with the closure).
-            clients.fetch_sub(1, Ordering::SeqCst);
-        }
-    }
+    let router = Router::new()
+        .route("/", get(page_answer))
+        .route("/index.html", get(page_answer))
+        .route("/data.json", get(data_answer))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
+        .with_state(page);
+    runtime.block_on(crate::http::serve(listener, router, MAX_CLIENTS));
     Ok(ExitCode::SUCCESS)
 }
 
-/// What came of reading a request's head.
-enum Head {
-    /// The request line (headers are read, not kept).
-    Line(String),
-    /// The head passed [`MAX_REQUEST_HEAD`].
-    TooLong,
-    /// The client went away or took too long.
-    Gone,
-}
+/// The page, or the text saying why the log makes none.
+type Made = watch::Receiver<Arc<Result<String, String>>>;
 
-/// Reads a request's line and headers, up to the blank line that ends them: no more than
-/// [`MAX_REQUEST_HEAD`] bytes, within [`REQUEST_TIME`] in all.
-fn read_head(mut stream: &TcpStream) -> Head {
-    let deadline = Instant::now() + REQUEST_TIME;
-    let mut head = Vec::new();
-    let mut chunk = [0u8; 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
-            return Head::Gone;
-        }
-        let n = match stream.read(&mut chunk) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return Head::Gone,
-        };
-        head.extend_from_slice(&chunk[..n]);
-        let end = head.windows(4).position(|w| w == b"\r\n\r\n").or_else(|| head.windows(2).position(|w| w == b"\n\n"));
-        if end.is_some_and(|e| e <= MAX_REQUEST_HEAD) || (n == 0 && head.contains(&b'\n')) {
-            let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
-            return Head::Line(String::from_utf8_lossy(line).into_owned());
-        }
-        if head.len() > MAX_REQUEST_HEAD {
-            return Head::TooLong;
-        }
-        if n == 0 {
-            return Head::Gone;
-        }
+/// `/`: the page.
+async fn page_answer(State(page): State<Made>) -> Response {
+    let page = page.borrow().clone();
+    match &*page {
+        Ok(page) => answer(StatusCode::OK, "text/html; charset=utf-8", page.clone()),
+        Err(message) => answer(StatusCode::INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", message.clone()),
     }
 }
 
-/// Answers one client: `/` is the page, `/data.json` its data; a log that does not replay is
-/// shown as text.
-fn answer(stream: &TcpStream, page: &Result<String, String>) {
-    let _ = stream.set_write_timeout(Some(WRITE_TIME));
-    let request = match read_head(stream) {
-        Head::Line(line) => line,
-        Head::TooLong => {
-            let message = format!("the request's line and headers pass {} KB", MAX_REQUEST_HEAD >> 10);
-            respond(stream, "431 Request Header Fields Too Large", "text/plain", &message);
-            close_gently(stream);
-            return;
-        }
-        Head::Gone => return,
-    };
-    let path = request.split_whitespace().nth(1).unwrap_or("/");
-    let (status, kind, body) = match (path, page) {
-        ("/data.json", Ok(page)) => ("200 OK", "application/json", data_of(page)),
-        ("/" | "/index.html", Ok(page)) => ("200 OK", "text/html; charset=utf-8", page.as_str()),
-        (_, Err(message)) => ("500 Internal Server Error", "text/plain; charset=utf-8", message.as_str()),
-        _ => ("404 Not Found", "text/plain", "not found"),
-    };
-    respond(stream, status, kind, body);
-    close_gently(stream);
-}
-
-/// Writes a whole answer (the connection closes when the stream is dropped).
-fn respond(mut stream: &TcpStream, status: &str, kind: &str, body: &str) {
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(body.as_bytes()));
-}
-
-/// Ends the answer, then reads what the client still sends, a little and briefly, before the
-/// stream is closed: closing with unread bytes resets the connection, which can lose the answer
-/// on its way to the client.
-fn close_gently(mut stream: &TcpStream) {
-    let _ = stream.shutdown(Shutdown::Write);
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
-    let mut rest = [0u8; 4096];
-    let mut drained = 0;
-    while drained < 64 << 10 {
-        match stream.read(&mut rest) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => drained += n,
-        }
+/// `/data.json`: the data the page holds (what its script element contains).
+async fn data_answer(State(page): State<Made>) -> Response {
+    let page = page.borrow().clone();
+    match &*page {
+        Ok(page) => answer(StatusCode::OK, "application/json", data_of(page).to_string()),
+        Err(message) => answer(StatusCode::INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", message.clone()),
     }
+}
+
+fn answer(status: StatusCode, kind: &'static str, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-store")], body).into_response()
 }
 
 /// The data the page holds (what its script element contains).

@@ -35,6 +35,7 @@ mod runtime_knows_no_game;
 mod schema;
 mod screens;
 mod secrecy;
+mod serve;
 mod sets;
 mod temple;
 mod terminal;

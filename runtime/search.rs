@@ -308,6 +308,7 @@ impl SearchAgent {
                 return Ok(false);
             }
             let end = starts.get(k + 1).copied().unwrap_or(events.len());
+            prepare(game, real, from + at, from + end, seat);
             game.state_mut().stated = visible_chance_in(real, seat, &events[at..end]);
             let taken = if action.seat == seat {
                 Some(*action)
@@ -474,6 +475,57 @@ fn zone_at(game: &Game, piece: PieceId, from: usize, at: usize) -> ZoneId {
         })
     };
     before.or_else(after).unwrap_or_else(|| game.state().zone_of(piece))
+}
+
+/// Before a step is taken again in a sample: each piece the real step (`real`'s events
+/// `from..to`) showed the seat come into sight, from a zone the seat was told it came from (or
+/// where it was turned face up), is put there in the sample, in the place of a piece of the same
+/// kind the seat cannot see there (the topmost: draws come from the top), unless the seat sees it
+/// elsewhere in the sample. So the sample's step draws what the real one drew where the rules
+/// draw by place, and an action naming that piece (a card played from a hand) is legal in it.
+fn prepare(game: &mut Game, real: &Game, from: usize, to: usize, seat: SeatId) {
+    let defs = game.rules().clone();
+    let sight = |z: ZoneId| defs.zones[z as usize].sight(seat);
+    let events = real.events();
+    let wanted = revealed(real, seat, from, to);
+    // The piles pieces were shown from so far in this step, once per piece.
+    let mut drawn: Vec<ZoneId> = Vec::new();
+    for &(x, _) in &wanted {
+        // Where the seat saw it come from: the first event of the step that shows it.
+        let source = (from..to.min(events.len())).find_map(|i| match &events[i] {
+            Event::Moved { piece, from: z, .. } if *piece == x => Some((sight(*z) != Sight::None).then_some(*z)),
+            Event::Turned { piece, up: true } if *piece == x => Some(Some(zone_at(real, x, from, i))),
+            _ => None,
+        });
+        let Some(Some(source)) = source else { continue };
+        if can_see_piece(game, Some(seat), x) {
+            continue;
+        }
+        let kind = defs.pieces[x as usize].kind;
+        let fits = |y: PieceId| {
+            defs.pieces[y as usize].kind == kind
+                && !can_see_piece(game, Some(seat), y)
+                && !wanted.iter().any(|&(w, _)| w == y)
+        };
+        let pieces = game.state().pieces_in(&defs, source);
+        let y = if defs.zones[source as usize].ordered {
+            // The k-th piece the step showed from a pile is its k-th from the top.
+            let k = drawn.iter().filter(|&&z| z == source).count();
+            drawn.push(source);
+            match pieces.get(k) {
+                Some(&y) if y == x => continue,
+                Some(&y) if fits(y) => Some(y),
+                _ => None,
+            }
+        } else if game.state().zone_of(x) == source {
+            continue;
+        } else {
+            pieces.into_iter().find(|&y| fits(y))
+        };
+        if let Some(y) = y {
+            game.state_mut().swap_unrecorded(x, y);
+        }
+    }
 }
 
 /// Redistributes what the seat cannot see in a sample: where the real game showed the seat

@@ -34,7 +34,7 @@ pub struct SimOptions {
     pub max_decisions: u64,
     /// A folder to write one log per game into (`game-000001.log`...).
     pub log_dir: Option<std::path::PathBuf>,
-    /// Which agent plays every seat: `random`, or one of the ruleset's `[agents]` (default: the
+    /// Which agent plays every seat: `random`, `search[:options]`, or one of the ruleset's `[agents]` (default: the
     /// ruleset's `default_agent`).
     pub agent: Option<String>,
     /// Agents for particular seats (seat name, agent), over `agent`.

@@ -48,7 +48,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut agents = seated_agents(&rules, &kinds, seed)?;
         let searcher = Rc::new(RefCell::new(SearchAgent::new(rules.clone(), options.clone(), agent_seed(seed, seat))?));
         agents[seat as usize] = Box::new(Shared(searcher.clone()));
-        decisions += play_out(&mut game, &mut agents, 100_000).unwrap_or(100_000);
+        decisions += match play_out(&mut game, &mut agents, 100_000) {
+            Ok(n) => n,
+            Err(e) => {
+                println!("game {i} stopped: {e}");
+                100_000
+            }
+        };
         let outcome = game.outcome().and_then(|name| rules.outcomes.iter().find(|o| o.name == name));
         wins += u64::from(outcome.is_some_and(|o| o.winners.contains(&seat)));
         let s = searcher.borrow().stats().clone();
@@ -63,16 +69,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         total.playouts += s.playouts;
         total.rebuilt += s.rebuilt;
         total.dropped += s.dropped;
+        total.failed += s.failed;
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate), {} playouts, {} particles rebuilt, {} dropped; {:.1} ms a searched decision",
+        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate), {} playouts, {} particles rebuilt, {} dropped, {} playouts failed; {:.1} ms a searched decision",
         decisions / games.max(1),
         total.decisions,
         total.approximate,
         total.playouts,
         total.rebuilt,
         total.dropped,
+        total.failed,
         1000.0 * seconds / total.decisions.max(1) as f64
     );
     Ok(())

@@ -133,6 +133,9 @@ pub struct SearchStats {
     pub rebuilt: u64,
     /// Particles dropped because they stopped matching what the seat saw.
     pub dropped: u64,
+    /// Playouts the rules failed in (a script error on a sample): not counted, and their
+    /// particle not played again in that decision.
+    pub failed: u64,
 }
 
 /// A sample of the game as the seat knows it.
@@ -361,6 +364,7 @@ impl SearchAgent {
             // Not one replay of the history: nothing to search on.
             return Ok(0);
         }
+        let mut broken = vec![false; self.particles.len()];
         let mut visits = vec![0u32; arms];
         let mut wins = vec![0f64; arms];
         let started = Instant::now();
@@ -373,28 +377,40 @@ impl SearchAgent {
                 None if n >= self.options.playouts => break,
                 _ => {}
             }
-            let particle = &self.particles[n as usize % self.particles.len()];
+            // The next particle whose playouts have not failed.
+            let count = self.particles.len();
+            let Some(p) = (0..count).map(|i| (n as usize + i) % count).find(|&p| !broken[p]) else { break };
             let arm = pick(&visits, &wins, n);
-            let mut game = particle.game.clone();
+            let mut game = self.particles[p].game.clone();
             game.set_recording(false);
             game.state_mut().rng = Rng::seeded(self.rng.next_u64());
             n += 1;
             self.stats.playouts += 1;
-            if arm < legal.len() {
-                if game.check_legal(&legal[arm]).is_err() {
-                    // Only on an approximate particle: this option does not exist there.
-                    visits[arm] += 1;
-                    continue;
-                }
-                game.apply_unchecked(&legal[arm])?;
+            if arm < legal.len() && game.check_legal(&legal[arm]).is_err() {
+                // Only on an approximate particle: this option does not exist there.
+                visits[arm] += 1;
+                continue;
             }
-            let mut agents = crate::sim::seated_agents(&self.rules, &kinds, self.rng.next_u64())?;
-            let score = match crate::sim::play_out(&mut game, &mut agents, self.options.depth) {
-                Ok(_) | Err(Error::Unfinished(_)) => score(&game, seat),
-                Err(e) => return Err(e),
-            };
-            visits[arm] += 1;
-            wins[arm] += score;
+            let agents = crate::sim::seated_agents(&self.rules, &kinds, self.rng.next_u64());
+            let played = agents.and_then(|mut agents| {
+                if arm < legal.len() {
+                    game.apply_unchecked(&legal[arm])?;
+                }
+                crate::sim::play_out(&mut game, &mut agents, self.options.depth)
+            });
+            match played {
+                Ok(_) | Err(Error::Unfinished(_)) => {
+                    visits[arm] += 1;
+                    wins[arm] += score(&game, seat);
+                }
+                // The rules failed on this sample (a script error, a stuck flow): a state the
+                // real game may never reach, as a sample that did not match all the seat saw can
+                // be. The playout is not counted, and the particle is not played again.
+                Err(_) => {
+                    broken[p] = true;
+                    self.stats.failed += 1;
+                }
+            }
         }
         let mean = |a: usize| if visits[a] == 0 { 0.0 } else { wins[a] / f64::from(visits[a]) };
         let best = (0..arms)
@@ -407,18 +423,10 @@ impl SearchAgent {
 /// The pieces `seat` saw come into sight in `game`'s events `from..to`, each with the zone it
 /// was seen in, in order: turned face up, or moved into a zone that shows the seat everything.
 fn revealed(game: &Game, seat: SeatId, from: usize, to: usize) -> Vec<(PieceId, ZoneId)> {
-    let defs = game.rules();
-    let events = game.events();
-    let sight = |z: ZoneId| defs.zones[z as usize].sight(seat);
     let mut out = Vec::new();
-    for i in from..to.min(events.len()) {
-        let seen = match &events[i] {
-            Event::Turned { piece, up: true } => (*piece, zone_at(game, *piece, from, i)),
-            Event::Moved { piece, from: z, to } if sight(*to) == Sight::All && sight(*z) != Sight::All => (*piece, *to),
-            _ => continue,
-        };
-        if !out.contains(&seen) {
-            out.push(seen);
+    for (_, piece, zone) in revealed_at(game, seat, from, to) {
+        if !out.contains(&(piece, zone)) {
+            out.push((piece, zone));
         }
     }
     out

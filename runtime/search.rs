@@ -327,7 +327,7 @@ impl SearchAgent {
                 redrawn_preferring(game, action, &mut self.rng, &prefer)?
             };
             let Some(taken) = taken else { return Ok(false) };
-            if game.check_legal(&taken).is_err() {
+            if game.check_legal(&taken).is_err() && !(taken.seat != seat && fit(game, &taken, seat)) {
                 return Ok(false);
             }
             step = Some((game.events().len(), at));
@@ -485,6 +485,45 @@ fn zone_at(game: &Game, piece: PieceId, from: usize, at: usize) -> ZoneId {
     before.or_else(after).unwrap_or_else(|| game.state().zone_of(piece))
 }
 
+/// Whether two pieces may change places in a sample: each one's zone accepts the other's kind
+/// (pieces of one kind always may).
+fn exchangeable(game: &Game, x: PieceId, y: PieceId) -> bool {
+    let defs = game.rules();
+    let (kx, ky) = (defs.pieces[x as usize].kind, defs.pieces[y as usize].kind);
+    let state = game.state();
+    kx == ky || (defs.zones[state.zone_of(y) as usize].accepts(kx) && defs.zones[state.zone_of(x) as usize].accepts(ky))
+}
+
+/// Makes another seat's action legal in a sample where a piece it names lies elsewhere: the
+/// piece changes places with one the seat cannot see in a zone of the acting seat's (its hand),
+/// the first such exchange that makes the action legal. The seat saw the piece taken by that
+/// seat, not where it was kept. False when no exchange does.
+fn fit(game: &mut Game, action: &Action, seat: SeatId) -> bool {
+    let defs = game.rules().clone();
+    for value in &action.args[..] {
+        let Value::Piece(p) = *value else { continue };
+        if can_see_piece(game, Some(seat), p) {
+            continue;
+        }
+        let candidates: Vec<PieceId> = (0..defs.pieces.len() as PieceId)
+            .filter(|&q| {
+                q != p
+                    && defs.zones[game.state().zone_of(q) as usize].owner == Some(action.seat)
+                    && !can_see_piece(game, Some(seat), q)
+                    && exchangeable(game, p, q)
+            })
+            .collect();
+        for q in candidates {
+            game.state_mut().swap_unrecorded(p, q);
+            if game.check_legal(action).is_ok() {
+                return true;
+            }
+            game.state_mut().swap_unrecorded(p, q);
+        }
+    }
+    false
+}
+
 /// Before a step is taken again in a sample: each piece the real step (`real`'s events
 /// `from..to`) showed the seat come into sight, from a zone the seat was told it came from (or
 /// where it was turned face up), is put there in the sample, in the place of a piece of the same
@@ -509,11 +548,8 @@ fn prepare(game: &mut Game, real: &Game, from: usize, to: usize, seat: SeatId) {
         if can_see_piece(game, Some(seat), x) {
             continue;
         }
-        let kind = defs.pieces[x as usize].kind;
         let fits = |y: PieceId| {
-            defs.pieces[y as usize].kind == kind
-                && !can_see_piece(game, Some(seat), y)
-                && !wanted.iter().any(|&(w, _)| w == y)
+            exchangeable(game, x, y) && !can_see_piece(game, Some(seat), y) && !wanted.iter().any(|&(w, _)| w == y)
         };
         let pieces = game.state().pieces_in(&defs, source);
         let y = if defs.zones[source as usize].ordered {
@@ -545,8 +581,6 @@ fn prepare(game: &mut Game, real: &Game, from: usize, to: usize, seat: SeatId) {
 /// the real game drew. Without this, a sample would match a game in which hidden cards came out
 /// only as often as a random deal gives the same cards.
 fn conform(game: &mut Game, from: usize, real: &Game, real_from: usize, real_to: usize, seat: SeatId) {
-    let defs = game.rules().clone();
-    let kind = |p: PieceId| defs.pieces[p as usize].kind;
     let wanted = revealed(real, seat, real_from, real_to);
     let from = from.min(game.events().len());
     // Each swap fixes one piece; a bound keeps a sample that cannot be fixed from looping.
@@ -558,7 +592,7 @@ fn conform(game: &mut Game, from: usize, real: &Game, real_from: usize, real_to:
                 return None;
             }
             got.iter()
-                .find(|&&(y, at)| at == z && y != x && kind(y) == kind(x) && !wanted.contains(&(y, at)))
+                .find(|&&(y, at)| at == z && y != x && exchangeable(game, x, y) && !wanted.contains(&(y, at)))
                 .map(|&(y, _)| (x, y))
         });
         let Some((x, y)) = swap else { return };

@@ -14,6 +14,7 @@ pub mod narrate;
 pub mod rng;
 pub mod rules;
 pub mod script;
+pub mod search;
 pub mod seat_message;
 pub mod secrecy;
 pub mod sim;

@@ -111,11 +111,11 @@ enum Command {
         /// are the ones the log names, or the ruleset given before --resume (a name or a folder).
         #[arg(long, value_name = "FILE", conflicts_with = "log")]
         resume: Option<PathBuf>,
-        /// Who plays a seat: `human`, `random`, or one of the ruleset's agents, as in
-        /// `--seat red=human --seat blue=random`. Seats not given are played by the ruleset's
+        /// Who plays a seat: `human`, `random`, `search` (`search:playouts=400`), or one of the
+        /// ruleset's agents, as in `--seat red=human --seat blue=search`. Seats not given are played by the ruleset's
         /// default agent, except the first, which is yours (a resumed game seats them as the
         /// log records). At the prompt, type an option's number, `help` or `quit`.
-        #[arg(long = "seat", value_name = "SEAT=human|random|AGENT", value_parser = parse_set)]
+        #[arg(long = "seat", value_name = "SEAT=human|random|search|AGENT", value_parser = parse_set)]
         seats: Vec<(String, String)>,
         /// The game's seed (default: a fresh random one). It is shown when the game ends, never
         /// before: it would tell every hidden card and the agents' choices.

@@ -282,7 +282,7 @@ impl Table {
             .map(|s| if s == 0 || all_human { "human".into() } else { rules.default_agent.clone() })
             .collect();
         let agent_names: Vec<&str> =
-            ["human", "random"].into_iter().chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
+            ["human", "random", "search"].into_iter().chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
         let recorded = self.recorded_kinds.iter().flatten();
         let mut named: Vec<&str> = Vec::new();
         for (k, (seat, kind)) in recorded.chain(seats).enumerate() {
@@ -300,7 +300,11 @@ impl Table {
                     names.join(", ")
                 )));
             };
-            if !agent_names.contains(&kind.as_str()) {
+            if let Some(Err(e)) = kind.starts_with("search").then(|| tabula::search::SearchOptions::parse(kind)) {
+                return Err(Error::Input(format!("--seat {seat}={kind}: {e}")));
+            }
+            let searching = matches!(tabula::search::SearchOptions::parse(kind), Ok(Some(_)));
+            if !searching && !agent_names.contains(&kind.as_str()) {
                 let hint = did_you_mean(kind, agent_names.iter().copied());
                 return Err(Error::Input(format!(
                     "--seat {seat}={kind}: no such agent{hint}; expected one of {}",
@@ -444,6 +448,12 @@ fn seat_agents(
                 told,
             }),
             "random" => Box::new(RandomAgent::new(agent_seed(seed, s as u8))),
+            name if name.starts_with("search") => match tabula::search::SearchOptions::parse(name)? {
+                Some(options) => {
+                    Box::new(tabula::search::SearchAgent::new(rules.clone(), options, agent_seed(seed, s as u8))?)
+                }
+                None => return Err(Error::Input(format!("no agent `{name}`"))),
+            },
             name => Box::new(
                 ScriptAgent::new(rules.clone(), name).ok_or_else(|| Error::Input(format!("no agent `{name}`")))?,
             ),

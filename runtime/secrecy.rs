@@ -46,11 +46,15 @@ pub struct SecrecyOptions {
     pub players: Option<u8>,
     /// Steps after which a pair is left (the comparison is the point, not the game's end).
     pub max_steps: u64,
+    /// The agent playing the observed seat in both games, by name as `--seat` takes it
+    /// (`random`, `search:playouts=4`, one of the ruleset's agents; default: the ruleset's
+    /// default agent). Its decisions in the two games must be the same.
+    pub agent: Option<String>,
 }
 
 impl Default for SecrecyOptions {
     fn default() -> Self {
-        SecrecyOptions { pairs: 40, seed: 0, players: None, max_steps: 400 }
+        SecrecyOptions { pairs: 40, seed: 0, players: None, max_steps: 400, agent: None }
     }
 }
 
@@ -81,7 +85,7 @@ pub fn check_secrecy(rules: Rc<Rules>, options: &SecrecyOptions) -> Result<Secre
         // Apart from the start, or from a shared prefix: drawn from the pair's seed, so that
         // every seat and player count gets both kinds.
         let share_prefix = Rng::seeded(pair_seed).below(2) == 1;
-        let mut pair = Pair::start(rules.clone(), players, seat, pair_seed, share_prefix)?;
+        let mut pair = Pair::start(rules.clone(), players, seat, pair_seed, share_prefix, options.agent.as_deref())?;
         pair.run(options.max_steps, &mut report).map_err(|e| {
             Error::Input(format!(
                 "information-set pair {i} ({players} players, seed {pair_seed}), seat {}: {e}",
@@ -106,7 +110,7 @@ pub fn paired_games(
     share_prefix: bool,
     steps: u64,
 ) -> Result<Vec<(Game, Game)>, Error> {
-    let mut pair = Pair::start(rules, players, seat, seed, share_prefix)?;
+    let mut pair = Pair::start(rules, players, seat, seed, share_prefix, None)?;
     let mut out = Vec::new();
     if pair.shown_at_setup || pair.ended_in_prefix {
         return Ok(out);
@@ -147,7 +151,14 @@ struct Pair {
 }
 
 impl Pair {
-    fn start(rules: Rc<Rules>, players: u8, seat: SeatId, seed: u64, share_prefix: bool) -> Result<Pair, Error> {
+    fn start(
+        rules: Rc<Rules>,
+        players: u8,
+        seat: SeatId,
+        seed: u64,
+        share_prefix: bool,
+        agent: Option<&str>,
+    ) -> Result<Pair, Error> {
         let mut rng = Rng::seeded(seed);
         let seeds = (rng.next_u64(), rng.next_u64());
         let a = Game::recorded(rules.clone(), players, seeds.0)?;
@@ -158,12 +169,16 @@ impl Pair {
             Game::replaying(rules.clone(), players, seeds.1, visible_chance(&a, seat, 0))?
         };
         let own_agent = |rules: &Rc<Rules>, seed: u64| -> Result<Box<dyn Agent>, Error> {
-            if rules.default_agent == "random" {
+            let name = agent.unwrap_or(&rules.default_agent);
+            if name == "random" {
                 return Ok(Box::new(RandomAgent::new(seed)));
             }
-            ScriptAgent::new(rules.clone(), &rules.default_agent)
+            if let Some(options) = crate::search::SearchOptions::parse(name)? {
+                return Ok(Box::new(crate::search::SearchAgent::new(rules.clone(), options, seed)?));
+            }
+            ScriptAgent::new(rules.clone(), name)
                 .map(|a| Box::new(a) as Box<dyn Agent>)
-                .ok_or_else(|| Error::Input(format!("no agent `{}`", rules.default_agent)))
+                .ok_or_else(|| Error::Input(format!("no agent `{name}`")))
         };
         let agent_seed = rng.next_u64();
         let own = (own_agent(&rules, agent_seed)?, own_agent(&rules, agent_seed)?);
@@ -242,6 +257,14 @@ impl Pair {
     /// rules showed the seat something new, or another seat may rightly act differently).
     /// With `follow`, B copies A exactly (the shared prefix).
     fn step(&mut self, follow: bool) -> Result<bool, Error> {
+        // In real time another seat that waits in one game and not in the other (its secret
+        // action changed something in one game only, which it knows) may rightly act at other
+        // times, and so move the seat's turns: the games may differ from here.
+        let others_apart =
+            (0..self.a.players()).any(|s| s != self.seat && self.turns.0.timing(s) != self.turns.1.timing(s));
+        if !follow && others_apart {
+            return Ok(false);
+        }
         // A first: its turn (the clock may fire timers), its actor's choice, the action.
         let seen_before = self.seen(&self.a);
         let events_a = self.a.events().len();
@@ -294,15 +317,11 @@ impl Pair {
             taken_a
         } else {
             match &taken_a {
-                Some(action) if self.rules.actions[action.action as usize].secret => {
-                    let legal: Vec<Action> =
-                        self.b.legal_actions(actor)?.into_iter().filter(|x| x.action == action.action).collect();
-                    if legal.is_empty() {
-                        return Ok(false);
-                    }
-                    Some(legal[self.resample.index(legal.len())])
-                }
-                other => *other,
+                Some(action) => match redrawn(&self.b, action, &mut self.resample)? {
+                    Some(action) => Some(action),
+                    None => return Ok(false),
+                },
+                None => None,
             }
         };
         if let Some(action) = &taken_b {
@@ -427,12 +446,48 @@ fn decide(agent: &mut dyn Agent, game: &Game, seat: SeatId, turns: &Scheduler) -
     crate::sim::decide(agent, game, seat, asked, &mut Vec::new())
 }
 
+/// Another seat's action as a game differing only in what the observing seat may not see takes
+/// it: a secret action (`secret = true`) with its arguments drawn afresh among those `game` allows
+/// for it (what was kept, where a card went), any other action as it was. `None` when `game`
+/// allows no such secret action (the acting seat's options differ: it knows something). The
+/// information-set check and the search agent's sampler (`search.rs`) both redraw this way.
+pub(crate) fn redrawn(game: &Game, action: &Action, rng: &mut Rng) -> Result<Option<Action>, Error> {
+    redrawn_preferring(game, action, rng, &|_| true)
+}
+
+/// [`redrawn`], drawing among the arguments `prefer` accepts when there are any (the search
+/// agent prefers those that agree with what the seat saw later).
+pub(crate) fn redrawn_preferring(
+    game: &Game,
+    action: &Action,
+    rng: &mut Rng,
+    prefer: &dyn Fn(&Action) -> bool,
+) -> Result<Option<Action>, Error> {
+    if !game.rules().actions[action.action as usize].secret {
+        return Ok(Some(*action));
+    }
+    let legal: Vec<Action> =
+        game.legal_actions(action.seat)?.into_iter().filter(|x| x.action == action.action).collect();
+    let preferred: Vec<Action> = legal.iter().copied().filter(|a| prefer(a)).collect();
+    let among = if preferred.is_empty() { &legal } else { &preferred };
+    if among.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(among[rng.index(among.len())]))
+}
+
 /// The chance outcomes of `game`'s events from `from` on that `seat` saw: rolls of dice it sees,
 /// shuffles of zones it sees whole. Stated partially: the others are drawn afresh.
 fn visible_chance(game: &Game, seat: SeatId, from: usize) -> StatedChance {
+    visible_chance_in(game, seat, &game.events()[from..])
+}
+
+/// [`visible_chance`] of some of `game`'s events (`events`, a part of `game.events()`): the
+/// chance outcomes `seat` saw, for another game to draw the same (`search.rs` samples so).
+pub(crate) fn visible_chance_in(game: &Game, seat: SeatId, events: &[Event]) -> StatedChance {
     let defs = game.rules();
     let mut chance = StatedChance { partial: true, ..StatedChance::default() };
-    for e in &game.events()[from..] {
+    for e in events {
         match e {
             Event::Rolled { piece, face } if can_see_piece(game, Some(seat), *piece) => {
                 chance.queue.push_back((0, Stated::Roll { piece: *piece, face: *face }));

@@ -34,7 +34,7 @@ pub struct SimOptions {
     pub max_decisions: u64,
     /// A folder to write one log per game into (`game-000001.log`...).
     pub log_dir: Option<std::path::PathBuf>,
-    /// Which agent plays every seat: `random`, or one of the ruleset's `[agents]` (default: the
+    /// Which agent plays every seat: `random`, `search[:options]`, or one of the ruleset's `[agents]` (default: the
     /// ruleset's `default_agent`).
     pub agent: Option<String>,
     /// Agents for particular seats (seat name, agent), over `agent`.
@@ -450,9 +450,13 @@ pub fn seated_agents(rules: &Rc<Rules>, kinds: &[String], game_seed: u64) -> Res
             if agent == "random" {
                 return Ok(Box::new(RandomAgent::new(agent_seed(game_seed, s as u8))) as Box<dyn Agent>);
             }
+            if let Some(options) = crate::search::SearchOptions::parse(agent)? {
+                let searcher = crate::search::SearchAgent::new(rules.clone(), options, agent_seed(game_seed, s as u8))?;
+                return Ok(Box::new(searcher) as Box<dyn Agent>);
+            }
             ScriptAgent::new(rules.clone(), agent).map(|a| Box::new(a) as Box<dyn Agent>).ok_or_else(|| {
                 let names: Vec<&str> =
-                    std::iter::once("random").chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
+                    ["random", "search"].into_iter().chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
                 Error::Input(format!(
                     "no agent `{agent}` in {}{}: expected one of {}",
                     rules.id,
@@ -684,7 +688,9 @@ fn command_to_replay(rules: &Rules, options: &SimOptions, players: u8, i: u64) -
 fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) -> Result<GameRecord, Error> {
     let players = options.players.unwrap_or(rules.usual_players);
     let game_seed = Rng::derive_seed(options.seed, i);
-    let start_game = if options.log_dir.is_some() { Game::recorded } else { Game::new };
+    // A search agent samples from the game's history: its games are recorded.
+    let searching = kinds.iter().any(|k| k.starts_with("search"));
+    let start_game = if options.log_dir.is_some() || searching { Game::recorded } else { Game::new };
     let again = || format!("to play it again: {}", command_to_replay(rules, options, players, i));
     let mut game = start_game(rules.clone(), players, game_seed).map_err(|e| match e {
         Error::Script(d) => Error::Script(Box::new(

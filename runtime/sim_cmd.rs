@@ -27,7 +27,8 @@ pub struct PlayArgs {
     /// lists the outcomes this count can reach.
     #[arg(long)]
     pub players: Option<u8>,
-    /// The agent on every seat: `random`, or one of the ruleset's [agents] (default: the
+    /// The agent on every seat: `random`, `search` (with options: `search:playouts=400`,
+    /// `search:ms=50`, see the README), or one of the ruleset's [agents] (default: the
     /// ruleset's default_agent).
     #[arg(long, value_name = "AGENT")]
     pub agent: Option<String>,

@@ -569,6 +569,21 @@ impl State {
         Ok(())
     }
 
+    /// Exchanges two pieces' places (zone, place in its order, face) without recording it: the
+    /// search agent's sampler (`search.rs`) puts the piece its seat saw where its sample had
+    /// another one the seat could not tell from it.
+    pub(crate) fn swap_unrecorded(&mut self, a: PieceId, b: PieceId) {
+        let (za, zb) = (self.zone_of(a), self.zone_of(b));
+        if za != zb {
+            self.members.moved(a, za, zb);
+            self.members.moved(b, zb, za);
+            self.zone_of.swap(a as usize, b as usize);
+        }
+        self.order.swap(a as usize, b as usize);
+        self.face_up.swap(a as usize, b as usize);
+        self.changes += 1;
+    }
+
     /// Puts an ordered zone's pieces, but the first `keep` from the top, in a new order drawn
     /// from `rng`, recording nothing: for the information-set check only, which makes a game
     /// that differs from another in what a seat cannot see. Not a move of the rules.

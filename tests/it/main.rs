@@ -34,6 +34,7 @@ mod rules_seats;
 mod runtime_knows_no_game;
 mod schema;
 mod screens;
+mod search;
 mod secrecy;
 mod serve;
 mod sets;

@@ -95,7 +95,7 @@ fn sim_uses_the_default_agent_or_the_one_named() {
     let (ok, _, err) = tabula(&["sim", "tests/fixtures/realtime", "--agent", "genius"], "");
     assert!(!ok);
     assert!(
-        err.contains("no agent `genius` in realtime: expected one of random, eager, grabber, cheat, peeker"),
+        err.contains("no agent `genius` in realtime: expected one of random, search, eager, grabber, cheat, peeker"),
         "{err}"
     );
     // Said once, not wrapped by the run that failed ("error: error: no agent ...").

@@ -1,0 +1,658 @@
+//! The search agent (`search`): information-set Monte Carlo search over the engine's own
+//! decisions, for any ruleset, honest about what its seat may not see.
+//!
+//! At each decision the agent keeps a set of **particles**: games that could be the real one as
+//! far as its seat can tell. A particle is a replay of the real game's history as the seat knows
+//! it (HyperPlay's way for GDL-II): set up from a seed of the agent's own with the setup's chance
+//! the seat saw stated (`secrecy::visible_chance_in`), then every action the seat was told of
+//! taken again in turn, another seat's secret action with its arguments drawn afresh among those
+//! the particle allows (`secrecy::redrawn`), the chance the seat saw stated and the rest drawn
+//! from the particle's own generator. This is the information-set check's game B (`secrecy.rs`),
+//! built by the same functions. A particle is kept only if everything the seat was told is the
+//! same in it as in the real game: the narration of every event since the last decision, its
+//! view and its legal actions. Particles are carried from one decision to the next and brought
+//! up to date with the actions taken since (a particle filter); those that stop matching are
+//! replaced by copies of the survivors (with a generator of their own), or, when none survives,
+//! built afresh from the whole history, up to a number of tries. When no try matches, the agent
+//! searches on the replays that failed the test (they are consistent with the history, not with
+//! all it saw) and counts the decision as **approximate** (`SearchStats`).
+//!
+//! The search itself is the root of an ISMCTS tree: each playout takes the next particle, picks
+//! one of the seat's options by UCB1 over the statistics of all particles so far, applies it to
+//! a copy of the particle and plays the copy on with the ruleset's default agent (or `random`)
+//! on every seat, the engine's own flow (`sim::play_out`) answering prompts, running real time,
+//! simultaneous phases, chance and the seats the rules play. A playout scores 1 when the seat is
+//! among the outcome's winners (teams and shared outcomes as the ruleset declares them), 0 when
+//! the game ended otherwise, and 1/2 when it was cut at the depth limit (the ruleset cannot say
+//! who is ahead). The option chosen is the one played most often (ties: the best mean, then the
+//! first listed).
+//!
+//! **Never peeks.** The agent reads of the real game only what reaches its seat: the actions of
+//! the history, with the arguments of other seats' secret actions thrown away unread; the chance
+//! its seat saw; its narration, view and legal actions. So for two games that differ only in
+//! what the seat may not see, its particles, and its choice under the same seed, are the same;
+//! the information-set test (`tests/it/secrecy.rs`) plays search seats in every ruleset to check
+//! it. It needs a recorded game (`Game::recorded`): the simulator records its games when a seat
+//! is played by `search`, and `play` always does.
+//!
+//! With a playout budget (`search:playouts=N`) the agent is deterministic: its generator is
+//! seeded from its seat's agent seed, so the same game seed gives the same game on any machine
+//! and with any number of threads. With a time budget (`search:ms=N`) it is not.
+
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use crate::agent::{Agent, Decision};
+use crate::diag::Error;
+use crate::event::Event;
+use crate::flow::Game;
+use crate::narrate::narrate;
+use crate::rng::Rng;
+use crate::rules::Sight;
+use crate::rules::{PieceId, Rules, SeatId, ZoneId};
+use crate::secrecy::{redrawn_preferring, visible_chance_in};
+use crate::state::{Action, StatedChance};
+use crate::value::Value;
+use crate::view::{can_see_piece, view};
+
+/// How the search agent searches: `search:playouts=400,particles=16,depth=200,rollout=random`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Playouts a decision (the deterministic budget; default 100).
+    pub playouts: u32,
+    /// Milliseconds a decision instead of a playout count (not deterministic).
+    pub ms: Option<u64>,
+    /// Particles kept (samples of the hidden state).
+    pub particles: u32,
+    /// Decisions a playout may take before it is cut and scored 1/2.
+    pub depth: u64,
+    /// Fresh replays tried a decision when no particle survives.
+    pub tries: u32,
+    /// The agent playing every seat in the playouts: `random` or one of the ruleset's agents
+    /// (default: the ruleset's `default_agent`).
+    pub rollout: Option<String>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { playouts: 100, ms: None, particles: 16, depth: 400, tries: 32, rollout: None }
+    }
+}
+
+impl SearchOptions {
+    /// The options an agent name gives, `None` for a name that is not `search` or
+    /// `search:key=value,...`; an error names the key or value that is wrong.
+    pub fn parse(name: &str) -> Result<Option<SearchOptions>, Error> {
+        let Some(rest) = name.strip_prefix("search") else { return Ok(None) };
+        let given = match rest.strip_prefix(':') {
+            Some(given) => given,
+            None if rest.is_empty() => "",
+            None => return Ok(None),
+        };
+        let mut options = SearchOptions::default();
+        for pair in given.split(',').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').ok_or_else(|| {
+                Error::Input(format!("agent `{name}`: `{pair}` is not key=value (for example search:playouts=400)"))
+            })?;
+            let number = |max: u64| -> Result<u64, Error> {
+                value.parse::<u64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
+                    Error::Input(format!("agent `{name}`: {key} must be a whole number from 1 to {max}, not `{value}`"))
+                })
+            };
+            match key {
+                "playouts" => options.playouts = number(10_000_000)? as u32,
+                "ms" => options.ms = Some(number(3_600_000)?),
+                "particles" => options.particles = number(10_000)? as u32,
+                "depth" => options.depth = number(100_000_000)?,
+                "tries" => options.tries = number(10_000)? as u32,
+                "rollout" if value.starts_with("search") => {
+                    return Err(Error::Input(format!("agent `{name}`: the playouts cannot be played by search")));
+                }
+                "rollout" => options.rollout = Some(value.to_string()),
+                _ => {
+                    return Err(Error::Input(format!(
+                        "agent `{name}`: no option `{key}`; expected playouts, ms, particles, depth, tries or rollout"
+                    )));
+                }
+            }
+        }
+        Ok(Some(options))
+    }
+}
+
+/// What a search agent did, for reports and tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Decisions searched (those with one option are taken without search).
+    pub decisions: u64,
+    /// Of those, decisions searched on replays that did not match all the seat saw.
+    pub approximate: u64,
+    /// Playouts played.
+    pub playouts: u64,
+    /// Particles built afresh from the whole history.
+    pub rebuilt: u64,
+    /// Particles dropped because they stopped matching what the seat saw.
+    pub dropped: u64,
+    /// Playouts the rules failed in (a script error on a sample): not counted, and their
+    /// particle not played again in that decision.
+    pub failed: u64,
+}
+
+/// A sample of the game as the seat knows it.
+#[derive(Clone)]
+struct Particle {
+    game: Game,
+}
+
+/// The search agent: see the module's documentation.
+pub struct SearchAgent {
+    rules: Rc<Rules>,
+    options: SearchOptions,
+    rng: Rng,
+    particles: Vec<Particle>,
+    /// How many of the real game's events the particles have been brought up to.
+    synced: usize,
+    /// Whether the particles matched everything the seat saw at the last update.
+    consistent: bool,
+    stats: SearchStats,
+}
+
+impl SearchAgent {
+    /// A search agent with its own seed; the rollout agent is checked here.
+    pub fn new(rules: Rc<Rules>, options: SearchOptions, seed: u64) -> Result<Self, Error> {
+        let rollout = options.rollout.clone().unwrap_or_else(|| rules.default_agent.clone());
+        if rollout != "random" && !rules.agents.iter().any(|a| a.name == rollout) {
+            let names: Vec<&str> =
+                std::iter::once("random").chain(rules.agents.iter().map(|a| a.name.as_str())).collect();
+            return Err(Error::Input(format!(
+                "search: no agent `{rollout}` to play the playouts in {}; expected one of {}",
+                rules.id,
+                names.join(", ")
+            )));
+        }
+        Ok(SearchAgent {
+            rules,
+            options,
+            rng: Rng::seeded(seed),
+            particles: Vec::new(),
+            synced: 0,
+            consistent: true,
+            stats: SearchStats::default(),
+        })
+    }
+
+    /// What the agent did so far.
+    pub fn stats(&self) -> &SearchStats {
+        &self.stats
+    }
+
+    /// The rollout agent's name.
+    fn rollout(&self) -> &str {
+        self.options.rollout.as_deref().unwrap_or(&self.rules.default_agent)
+    }
+
+    /// Brings the particles up to the real game's present, as `seat` knows it: drops those that
+    /// no longer match, refills from the survivors or afresh. `legal` are the seat's options now.
+    fn update(&mut self, real: &Game, seat: SeatId, legal: &[Action]) -> Result<(), Error> {
+        if !real.state().recording {
+            return Err(Error::Input(
+                "the search agent needs a recorded game (Game::recorded): it samples from the history".into(),
+            ));
+        }
+        let events = real.events();
+        if events.len() < self.synced {
+            // Another game: start over.
+            self.particles.clear();
+            self.synced = 0;
+        }
+        let wanted = self.options.particles.max(1) as usize;
+        let from = self.synced;
+        let told = narrate(real, Some(seat), &events[from..]);
+        let seen = view(real, Some(seat));
+        let matches = |p: &Game, from_p: usize| -> bool {
+            !p.is_over()
+                && view(p, Some(seat)) == seen
+                && p.legal_actions(seat).is_ok_and(|l| l == legal)
+                && narrate(p, Some(seat), &p.events()[from_p..]) == told
+        };
+        // Bring the particles kept from the last decision up to date.
+        let mut kept = Vec::new();
+        if from > 0 {
+            for mut particle in std::mem::take(&mut self.particles) {
+                let start = particle.game.events().len();
+                if self.replay(&mut particle.game, real, seat, from)? && matches(&particle.game, start) {
+                    kept.push(particle);
+                } else {
+                    self.stats.dropped += 1;
+                }
+            }
+        }
+        // None left: build afresh from the whole history, as many tries as allowed.
+        let mut failed: Vec<Particle> = Vec::new();
+        if kept.is_empty() {
+            let whole = narrate(real, Some(seat), events);
+            for _ in 0..self.options.tries.max(1) {
+                if kept.len() >= wanted {
+                    break;
+                }
+                self.stats.rebuilt += 1;
+                let Some(game) = self.fresh(real, seat)? else { continue };
+                let fits = !game.is_over()
+                    && view(&game, Some(seat)) == seen
+                    && game.legal_actions(seat).is_ok_and(|l| l == legal)
+                    && narrate(&game, Some(seat), game.events()) == whole;
+                if fits {
+                    kept.push(Particle { game });
+                } else if failed.len() < wanted && !game.is_over() {
+                    failed.push(Particle { game });
+                }
+            }
+        }
+        self.consistent = !kept.is_empty();
+        if kept.is_empty() {
+            kept = failed;
+        }
+        // Refill from the survivors, each copy with a generator of its own.
+        let survivors = kept.len();
+        for i in 0..wanted.saturating_sub(survivors) {
+            if survivors == 0 {
+                break;
+            }
+            let mut copy = kept[i % survivors].clone();
+            copy.game.state_mut().rng = Rng::seeded(self.rng.next_u64());
+            kept.push(copy);
+        }
+        // The particles keep no events already compared: copies stay cheap.
+        for particle in &mut kept {
+            particle.game.state_mut().events.clear();
+        }
+        self.particles = kept;
+        self.synced = events.len();
+        Ok(())
+    }
+
+    /// A particle built from the start: the setup from a seed of the agent's own with the
+    /// setup's chance the seat saw, then the history replayed. `None` when the history cannot
+    /// be replayed in it (an action it does not allow).
+    fn fresh(&mut self, real: &Game, seat: SeatId) -> Result<Option<Game>, Error> {
+        let events = real.events();
+        let first = events.iter().position(is_seat_action).unwrap_or(events.len());
+        let stated = visible_chance_in(real, seat, &events[..first]);
+        let mut game = match Game::replaying(self.rules.clone(), real.players(), self.rng.next_u64(), stated) {
+            Ok(game) => game,
+            // A setup whose script fails on some draws: not a sample.
+            Err(Error::Script(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        game.state_mut().stated = StatedChance::default();
+        conform(&mut game, 0, real, 0, first, seat);
+        Ok(self.replay(&mut game, real, seat, first)?.then_some(game))
+    }
+
+    /// Takes again in `game` the real game's actions from event `from` on, as a game differing
+    /// only in what `seat` may not see would (`secrecy`'s game B): false when `game` does not
+    /// allow one of them. After each step the pieces the seat saw come into sight are put where
+    /// the sample showed others (`conform`).
+    fn replay(&mut self, game: &mut Game, real: &Game, seat: SeatId, from: usize) -> Result<bool, Error> {
+        let events = &real.events()[from..];
+        let starts: Vec<usize> = (0..events.len()).filter(|&i| is_seat_action(&events[i])).collect();
+        let real_time = self.rules.pace.is_some();
+        // Where the sample's part of the step before began, and the real one's.
+        let mut step: Option<(usize, usize)> = None;
+        for (k, &at) in starts.iter().enumerate() {
+            let Event::Acted { action, at: clock, .. } = &events[at] else { continue };
+            if real_time && *clock > game.clock() && game.advance_clock(*clock).is_err() {
+                return Ok(false);
+            }
+            if let Some((mine, theirs)) = step {
+                conform(game, mine, real, from + theirs, from + at, seat);
+            }
+            if game.is_over() {
+                return Ok(false);
+            }
+            let end = starts.get(k + 1).copied().unwrap_or(events.len());
+            prepare(game, real, from + at, from + end, seat);
+            game.state_mut().stated = visible_chance_in(real, seat, &events[at..end]);
+            let taken = if action.seat == seat {
+                Some(*action)
+            } else {
+                // Where the seat later saw the pieces such an action moves: the redraw prefers
+                // arguments that agree (the test below stays exact).
+                let later = if self.rules.actions[action.action as usize].secret {
+                    revealed_at(real, seat, from + at, real.events().len())
+                } else {
+                    Vec::new()
+                };
+                let prefer = |a: &Action| agrees(&self.rules, a, &later);
+                redrawn_preferring(game, action, &mut self.rng, &prefer)?
+            };
+            let Some(taken) = taken else { return Ok(false) };
+            if game.check_legal(&taken).is_err() && !(taken.seat != seat && fit(game, &taken, seat)) {
+                return Ok(false);
+            }
+            step = Some((game.events().len(), at));
+            match game.apply_unchecked(&taken) {
+                Ok(()) => {}
+                // The particle's hidden state made a hook fail where the real game's did not.
+                Err(Error::Script(_)) | Err(Error::Illegal { .. }) => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        if real_time && real.clock() > game.clock() && game.advance_clock(real.clock()).is_err() {
+            return Ok(false);
+        }
+        if let Some((mine, theirs)) = step {
+            conform(game, mine, real, from + theirs, real.events().len(), seat);
+        }
+        game.state_mut().stated = StatedChance::default();
+        Ok(true)
+    }
+
+    /// Searches `legal` (plus letting the game go on, with `may_pass`) and returns the index
+    /// chosen (`legal.len()`: let it go on).
+    fn search(&mut self, real: &Game, seat: SeatId, legal: &[Action], may_pass: bool) -> Result<usize, Error> {
+        let arms = legal.len() + usize::from(may_pass);
+        if arms <= 1 {
+            return Ok(0);
+        }
+        self.update(real, seat, legal)?;
+        self.stats.decisions += 1;
+        if !self.consistent {
+            self.stats.approximate += 1;
+        }
+        if self.particles.is_empty() {
+            // Not one replay of the history: nothing to search on.
+            return Ok(0);
+        }
+        let mut broken = vec![false; self.particles.len()];
+        let mut visits = vec![0u32; arms];
+        let mut wins = vec![0f64; arms];
+        let started = Instant::now();
+        let limit = self.options.ms.map(Duration::from_millis);
+        let kinds = vec![self.rollout().to_string(); real.players() as usize];
+        let mut n = 0u32;
+        loop {
+            match limit {
+                Some(limit) if n > 0 && started.elapsed() >= limit => break,
+                None if n >= self.options.playouts => break,
+                _ => {}
+            }
+            // The next particle whose playouts have not failed.
+            let count = self.particles.len();
+            let Some(p) = (0..count).map(|i| (n as usize + i) % count).find(|&p| !broken[p]) else { break };
+            let arm = pick(&visits, &wins, n);
+            let mut game = self.particles[p].game.clone();
+            game.set_recording(false);
+            game.state_mut().rng = Rng::seeded(self.rng.next_u64());
+            n += 1;
+            self.stats.playouts += 1;
+            if arm < legal.len() && game.check_legal(&legal[arm]).is_err() {
+                // Only on an approximate particle: this option does not exist there.
+                visits[arm] += 1;
+                continue;
+            }
+            let agents = crate::sim::seated_agents(&self.rules, &kinds, self.rng.next_u64());
+            let played = agents.and_then(|mut agents| {
+                if arm < legal.len() {
+                    game.apply_unchecked(&legal[arm])?;
+                }
+                crate::sim::play_out(&mut game, &mut agents, self.options.depth)
+            });
+            match played {
+                Ok(_) | Err(Error::Unfinished(_)) => {
+                    visits[arm] += 1;
+                    wins[arm] += score(&game, seat);
+                }
+                // The rules failed on this sample (a script error, a stuck flow): a state the
+                // real game may never reach, as a sample that did not match all the seat saw can
+                // be. The playout is not counted, and the particle is not played again.
+                Err(_) => {
+                    broken[p] = true;
+                    self.stats.failed += 1;
+                }
+            }
+        }
+        let mean = |a: usize| if visits[a] == 0 { 0.0 } else { wins[a] / f64::from(visits[a]) };
+        let best = (0..arms)
+            .max_by(|&a, &b| visits[a].cmp(&visits[b]).then(mean(a).total_cmp(&mean(b))).then(b.cmp(&a)))
+            .unwrap_or(0);
+        Ok(best)
+    }
+}
+
+/// The pieces `seat` saw come into sight in `game`'s events `from..to`, each with the zone it
+/// was seen in, in order: turned face up, or moved into a zone that shows the seat everything.
+fn revealed(game: &Game, seat: SeatId, from: usize, to: usize) -> Vec<(PieceId, ZoneId)> {
+    let mut out = Vec::new();
+    for (_, piece, zone) in revealed_at(game, seat, from, to) {
+        if !out.contains(&(piece, zone)) {
+            out.push((piece, zone));
+        }
+    }
+    out
+}
+
+/// [`revealed`] with each piece's event index, every time it came into sight (not only the
+/// first).
+fn revealed_at(game: &Game, seat: SeatId, from: usize, to: usize) -> Vec<(usize, PieceId, ZoneId)> {
+    let defs = game.rules();
+    let events = game.events();
+    let sight = |z: ZoneId| defs.zones[z as usize].sight(seat);
+    (from..to.min(events.len()))
+        .filter_map(|i| match &events[i] {
+            Event::Turned { piece, up: true } => Some((i, *piece, zone_at(game, *piece, from, i))),
+            Event::Moved { piece, from: z, to } if sight(*to) == Sight::All && sight(*z) != Sight::All => {
+                Some((i, *piece, *to))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a secret action's move agrees with where the seat later saw pieces (`later`, from
+/// `revealed_at`): a piece it moves that came into sight afterwards goes where it was first seen;
+/// a piece never seen afterwards goes to no zone where pieces were seen.
+fn agrees(defs: &Rules, action: &Action, later: &[(usize, PieceId, ZoneId)]) -> bool {
+    if later.is_empty() {
+        return true;
+    }
+    let args = &action.args[..];
+    let (piece, zone) = match defs.actions[action.action as usize].effect.moves {
+        Some((p, z)) => (args.get(p), args.get(z)),
+        None => (args.iter().find(|v| matches!(v, Value::Piece(_))), args.iter().find(|v| matches!(v, Value::Zone(_)))),
+    };
+    let (Some(Value::Piece(piece)), Some(Value::Zone(zone))) = (piece, zone) else { return true };
+    match later.iter().find(|(_, p, _)| p == piece) {
+        Some((_, _, seen)) => seen == zone,
+        None => !later.iter().any(|(_, _, z)| z == zone),
+    }
+}
+
+/// Where `piece` lay at `game`'s event `at`: where the last move before it (from event `from`)
+/// took it, else where the next move after it took it from, else where it lies now.
+fn zone_at(game: &Game, piece: PieceId, from: usize, at: usize) -> ZoneId {
+    let events = game.events();
+    let before = events[from..at].iter().rev().find_map(|e| match e {
+        Event::Moved { piece: p, to, .. } if *p == piece => Some(*to),
+        _ => None,
+    });
+    let after = || {
+        events[at..].iter().find_map(|e| match e {
+            Event::Moved { piece: p, from, .. } if *p == piece => Some(*from),
+            _ => None,
+        })
+    };
+    before.or_else(after).unwrap_or_else(|| game.state().zone_of(piece))
+}
+
+/// Whether two pieces may change places in a sample: each one's zone accepts the other's kind
+/// (pieces of one kind always may).
+fn exchangeable(game: &Game, x: PieceId, y: PieceId) -> bool {
+    let defs = game.rules();
+    let (kx, ky) = (defs.pieces[x as usize].kind, defs.pieces[y as usize].kind);
+    let state = game.state();
+    kx == ky || (defs.zones[state.zone_of(y) as usize].accepts(kx) && defs.zones[state.zone_of(x) as usize].accepts(ky))
+}
+
+/// Makes another seat's action legal in a sample where a piece it names lies elsewhere: the
+/// piece changes places with one the seat cannot see in a zone of the acting seat's (its hand),
+/// the first such exchange that makes the action legal. The seat saw the piece taken by that
+/// seat, not where it was kept. False when no exchange does.
+fn fit(game: &mut Game, action: &Action, seat: SeatId) -> bool {
+    let defs = game.rules().clone();
+    for value in &action.args[..] {
+        let Value::Piece(p) = *value else { continue };
+        if can_see_piece(game, Some(seat), p) {
+            continue;
+        }
+        let candidates: Vec<PieceId> = (0..defs.pieces.len() as PieceId)
+            .filter(|&q| {
+                q != p
+                    && defs.zones[game.state().zone_of(q) as usize].owner == Some(action.seat)
+                    && !can_see_piece(game, Some(seat), q)
+                    && exchangeable(game, p, q)
+            })
+            .collect();
+        for q in candidates {
+            game.state_mut().swap_unrecorded(p, q);
+            if game.check_legal(action).is_ok() {
+                return true;
+            }
+            game.state_mut().swap_unrecorded(p, q);
+        }
+    }
+    false
+}
+
+/// Before a step is taken again in a sample: each piece the real step (`real`'s events
+/// `from..to`) showed the seat come into sight, from a zone the seat was told it came from (or
+/// where it was turned face up), is put there in the sample, in the place of a piece of the same
+/// kind the seat cannot see there (the topmost: draws come from the top), unless the seat sees it
+/// elsewhere in the sample. So the sample's step draws what the real one drew where the rules
+/// draw by place, and an action naming that piece (a card played from a hand) is legal in it.
+fn prepare(game: &mut Game, real: &Game, from: usize, to: usize, seat: SeatId) {
+    let defs = game.rules().clone();
+    let sight = |z: ZoneId| defs.zones[z as usize].sight(seat);
+    let events = real.events();
+    let wanted = revealed(real, seat, from, to);
+    // The piles pieces were shown from so far in this step, once per piece.
+    let mut drawn: Vec<ZoneId> = Vec::new();
+    for &(x, _) in &wanted {
+        // Where the seat saw it come from: the first event of the step that shows it.
+        let source = (from..to.min(events.len())).find_map(|i| match &events[i] {
+            Event::Moved { piece, from: z, .. } if *piece == x => Some((sight(*z) != Sight::None).then_some(*z)),
+            Event::Turned { piece, up: true } if *piece == x => Some(Some(zone_at(real, x, from, i))),
+            _ => None,
+        });
+        let Some(Some(source)) = source else { continue };
+        if can_see_piece(game, Some(seat), x) {
+            continue;
+        }
+        let fits = |y: PieceId| {
+            exchangeable(game, x, y) && !can_see_piece(game, Some(seat), y) && !wanted.iter().any(|&(w, _)| w == y)
+        };
+        let pieces = game.state().pieces_in(&defs, source);
+        let y = if defs.zones[source as usize].ordered {
+            // The k-th piece the step showed from a pile is its k-th from the top.
+            let k = drawn.iter().filter(|&&z| z == source).count();
+            drawn.push(source);
+            match pieces.get(k) {
+                Some(&y) if y == x => continue,
+                Some(&y) if fits(y) => Some(y),
+                _ => None,
+            }
+        } else if game.state().zone_of(x) == source {
+            continue;
+        } else {
+            pieces.into_iter().find(|&y| fits(y))
+        };
+        if let Some(y) = y {
+            game.state_mut().swap_unrecorded(x, y);
+        }
+    }
+}
+
+/// Redistributes what the seat cannot see in a sample: where the real game showed the seat
+/// piece X come into sight in zone Z (`real`, its events `real_from..real_to`) and the sample did
+/// not, but showed another piece Y of the same kind there that the real game did not, X and Y
+/// change places in the sample (in its events since `from` too, so that its narration tells of
+/// X), provided the seat had not seen X before in the sample. The seat could not tell the two
+/// apart while both were hidden, so the sample stays one its history allows, only drawn the way
+/// the real game drew. Without this, a sample would match a game in which hidden cards came out
+/// only as often as a random deal gives the same cards.
+fn conform(game: &mut Game, from: usize, real: &Game, real_from: usize, real_to: usize, seat: SeatId) {
+    let wanted = revealed(real, seat, real_from, real_to);
+    let from = from.min(game.events().len());
+    // Each swap fixes one piece; a bound keeps a sample that cannot be fixed from looping.
+    for _ in 0..wanted.len() {
+        let got = revealed(game, seat, from, usize::MAX);
+        let swap = wanted.iter().filter(|w| !got.contains(w)).find_map(|&(x, z)| {
+            let shown_here = got.iter().any(|&(p, _)| p == x);
+            if !shown_here && can_see_piece(game, Some(seat), x) {
+                return None;
+            }
+            got.iter()
+                .find(|&&(y, at)| at == z && y != x && exchangeable(game, x, y) && !wanted.contains(&(y, at)))
+                .map(|&(y, _)| (x, y))
+        });
+        let Some((x, y)) = swap else { return };
+        let state = game.state_mut();
+        state.swap_unrecorded(x, y);
+        let swap = |p: &mut PieceId| {
+            if *p == x {
+                *p = y;
+            } else if *p == y {
+                *p = x;
+            }
+        };
+        for e in &mut state.events[from..] {
+            match e {
+                Event::Moved { piece, .. }
+                | Event::Turned { piece, .. }
+                | Event::Rolled { piece, .. }
+                | Event::Picked { piece, .. } => swap(piece),
+                Event::Shuffled { order, .. } => order.iter_mut().for_each(swap),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Whether an event is an action a seat took (not one the rules took for a seat they play:
+/// replays take those again by themselves).
+fn is_seat_action(e: &Event) -> bool {
+    matches!(e, Event::Acted { by_rules: false, .. })
+}
+
+/// What a playout's end is worth to `seat`: 1 when it is among the winners, 0 when the game
+/// ended otherwise, 1/2 when the playout was cut before the end.
+fn score(game: &Game, seat: SeatId) -> f64 {
+    match game.state().outcome {
+        Some(o) if game.rules().outcomes[o as usize].winners.contains(&seat) => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    }
+}
+
+/// The option to try next: each once in turn, then by UCB1.
+fn pick(visits: &[u32], wins: &[f64], n: u32) -> usize {
+    if let Some(untried) = visits.iter().position(|&v| v == 0) {
+        return untried;
+    }
+    let log_n = f64::from(n.max(1)).ln();
+    let ucb = |a: usize| wins[a] / f64::from(visits[a]) + 0.7 * (log_n / f64::from(visits[a])).sqrt();
+    (0..visits.len()).max_by(|&a, &b| ucb(a).total_cmp(&ucb(b)).then(b.cmp(&a))).unwrap_or(0)
+}
+
+impl Agent for SearchAgent {
+    fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
+        self.search(decision.game(), decision.seat(), decision.legal(), false)
+    }
+
+    /// Letting the game go on is one more option of the search.
+    fn react(&mut self, decision: &Decision) -> Result<Option<usize>, Error> {
+        let legal = decision.legal();
+        let i = self.search(decision.game(), decision.seat(), legal, true)?;
+        Ok((i < legal.len()).then_some(i))
+    }
+}

@@ -1,0 +1,133 @@
+//! The search agent (`--seat S=search`): it never peeks (the information-set check passes with
+//! search seats in every ruleset), a playout budget makes its games the same on any number of
+//! threads, and its samples match what its seat saw.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use tabula::agent::{Agent, Decision};
+use tabula::search::{SearchAgent, SearchOptions};
+use tabula::secrecy::{SecrecyOptions, check_secrecy};
+use tabula::sim::{SimOptions, agent_seed, play_out, seated_agents, simulate_parallel};
+use tabula::{Game, LoadOptions, load};
+
+/// A small budget: the point is what the agent reads, not how well it plays.
+const SMALL: &str = "search:playouts=3,particles=2,depth=8,tries=2";
+
+/// For two games that differ only in what a search seat may not see, it is told the same and
+/// decides the same, in every shipped ruleset (a new one is checked without being named).
+#[test]
+fn search_seats_keep_every_rulesets_secrets() {
+    for entry in std::fs::read_dir("rulesets").expect("rulesets") {
+        let dir = entry.expect("entry").path();
+        if !dir.join("game.toml").is_file() {
+            continue;
+        }
+        let path = dir.to_str().expect("utf-8 path");
+        let rules = Rc::new(load(path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")));
+        let options = SecrecyOptions {
+            pairs: 24,
+            players: Some(rules.players.0),
+            max_steps: 30,
+            agent: Some(SMALL.into()),
+            ..SecrecyOptions::default()
+        };
+        let report = check_secrecy(rules, &options).unwrap_or_else(|e| panic!("{path} with search seats: {e}"));
+        eprintln!("{path}: {report:?}");
+        assert!(report.steps_compared >= 10, "{path}: too few steps compared: {report:?}");
+    }
+}
+
+/// The fixture with hidden things of every kind (hands, a secret action, a face-down deck, a
+/// pointer to a hidden card, real time), with a search seat.
+#[test]
+fn search_seats_keep_the_fixtures_secrets() {
+    for path in ["tests/fixtures/secrets", "tests/fixtures/interrupts"] {
+        let rules = Rc::new(load(path, &LoadOptions::default()).expect("fixture"));
+        let options =
+            SecrecyOptions { pairs: 200, max_steps: 60, agent: Some(SMALL.into()), ..SecrecyOptions::default() };
+        let report = check_secrecy(rules.clone(), &options).unwrap_or_else(|e| panic!("{path} with search seats: {e}"));
+        assert!(report.steps_hidden_apart > 10, "{path}: too few informative steps: {report:?}");
+    }
+}
+
+/// With a playout budget, game `i` of a run is the same whether one thread or two play it.
+#[test]
+fn a_playout_budget_gives_the_same_games_on_any_thread_count() {
+    let options = SimOptions {
+        games: 6,
+        seed: 3,
+        seat_agents: vec![("police".into(), "search:playouts=8,particles=4".into())],
+        keep_records: true,
+        ..SimOptions::default()
+    };
+    let load = LoadOptions::default();
+    let one = simulate_parallel("rulesets/east-berlin", &load, &options, 1, &|_| {}).expect("one thread");
+    let two = simulate_parallel("rulesets/east-berlin", &load, &options, 2, &|_| {}).expect("two threads");
+    let games = |r: &tabula::sim::SimReport| {
+        r.records.iter().map(|g| (g.index, g.seed, g.outcome.clone(), g.decisions)).collect::<Vec<_>>()
+    };
+    assert_eq!(games(&one), games(&two));
+    // The search seat played, and not as the random agent would have.
+    let random = SimOptions { seat_agents: vec![("police".into(), "random".into())], ..options.clone() };
+    let random = simulate_parallel("rulesets/east-berlin", &load, &random, 1, &|_| {}).expect("random");
+    assert_ne!(games(&one), games(&random));
+}
+
+/// The search agent, shared so that a test can read what it did after the game.
+struct Shared(Rc<RefCell<SearchAgent>>);
+
+impl Agent for Shared {
+    fn choose(&mut self, decision: &Decision) -> Result<usize, tabula::Error> {
+        self.0.borrow_mut().choose(decision)
+    }
+}
+
+/// East Berlin's police places cards face down and the exile learns where at the reveal: the
+/// exile's samples are drawn so that the placements agree with the reveals, and then match all
+/// it saw (a plain redraw of the police's secret placements matched in under half of them).
+#[test]
+fn the_exiles_samples_match_everything_it_saw() {
+    let rules = Rc::new(load("rulesets/east-berlin", &LoadOptions::default()).expect("east-berlin"));
+    let options = SearchOptions::parse("search:playouts=4,particles=4").expect("options").expect("search");
+    let (mut searched, mut approximate) = (0, 0);
+    for seed in 0..3 {
+        let mut game = Game::recorded(rules.clone(), 2, seed).expect("game");
+        let mut agents = seated_agents(&rules, &["random".to_string(), "random".to_string()], seed).expect("agents");
+        let exile = Rc::new(RefCell::new(
+            SearchAgent::new(rules.clone(), options.clone(), agent_seed(seed, 0)).expect("agent"),
+        ));
+        agents[0] = Box::new(Shared(exile.clone()));
+        play_out(&mut game, &mut agents, 10_000).expect("game ends");
+        let stats = exile.borrow().stats().clone();
+        searched += stats.decisions;
+        approximate += stats.approximate;
+    }
+    assert!(searched > 50, "too few decisions searched: {searched}");
+    assert!(
+        approximate * 10 <= searched,
+        "{approximate} of {searched} decisions searched on samples that did not match"
+    );
+}
+
+/// `search:...` options are checked where they are given, naming what is wrong.
+#[test]
+fn search_options_are_checked() {
+    assert_eq!(SearchOptions::parse("random").expect("not search"), None);
+    assert_eq!(SearchOptions::parse("searcher").expect("not search"), None);
+    let options = SearchOptions::parse("search:playouts=400,depth=50,rollout=random").expect("valid").expect("search");
+    assert_eq!((options.playouts, options.depth, options.rollout.as_deref()), (400, 50, Some("random")));
+    for (bad, says) in [
+        ("search:playout=4", "no option `playout`"),
+        ("search:playouts=0", "playouts must be a whole number from 1"),
+        ("search:playouts", "is not key=value"),
+        ("search:rollout=search", "cannot be played by search"),
+    ] {
+        let e = SearchOptions::parse(bad).expect_err(bad).to_string();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    let rules = Rc::new(load("rulesets/east-berlin", &LoadOptions::default()).expect("east-berlin"));
+    let kinds = vec!["search:rollout=nobody".to_string(), "random".to_string()];
+    let e = seated_agents(&rules, &kinds, 0).err().expect("no such rollout agent").to_string();
+    assert!(e.contains("no agent `nobody`"), "{e}");
+}

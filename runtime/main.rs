@@ -360,21 +360,9 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                     path.display()
                 )));
             }
-            let table = match (resume, ruleset) {
-                (Some(file), ruleset) => play::Table::resume(&file, ruleset.as_deref())?,
-                (None, Some(ruleset)) => {
-                    let rules = Rc::new(load_rules(&RulesetArgs { ruleset, variants, sets })?);
-                    let seed = seed.unwrap_or_else(play::fresh_seed);
-                    match play::Table::new(rules.clone(), seed, players) {
-                        Ok(table) => table,
-                        // Setting up runs the rules' hooks: a script error points into their files.
-                        Err(e) => {
-                            eprint!("{}", render(&e, &rules.sources));
-                            return Ok(ExitCode::FAILURE);
-                        }
-                    }
-                }
-                (None, None) => return Err(Error::Input("play: name a ruleset, or --resume a log".into())),
+            let ruleset = ruleset.map(|ruleset| RulesetArgs { ruleset, variants, sets });
+            let Some(table) = play::Table::open("play", resume.as_deref(), ruleset, seed, players)? else {
+                return Ok(ExitCode::FAILURE);
             };
             let rules = table.rules();
             if let Err(e) = table.play(&seats, log.as_deref(), watch, verbose) {

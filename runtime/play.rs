@@ -266,6 +266,34 @@ impl Table {
         Ok(Table { game: replay.game, seed, recorded_kinds, log })
     }
 
+    /// The table `play` and `serve` (`command`) start: the game of a log resumed (`ruleset` may
+    /// name the rules to replay it with), or a new game of `ruleset`. A new game whose setup fails
+    /// in the rules' hooks is told with the scripts' source, and gives `None`.
+    pub fn open(
+        command: &str,
+        resume: Option<&Path>,
+        ruleset: Option<crate::RulesetArgs>,
+        seed: Option<u64>,
+        players: Option<u8>,
+    ) -> Result<Option<Table>, Error> {
+        match (resume, ruleset) {
+            (Some(file), ruleset) => Table::resume(file, ruleset.as_ref().map(|r| r.ruleset.as_str())).map(Some),
+            (None, Some(ruleset)) => {
+                let rules = Rc::new(crate::load_rules(&ruleset)?);
+                let seed = seed.unwrap_or_else(fresh_seed);
+                match Table::new(rules.clone(), seed, players) {
+                    Ok(table) => Ok(Some(table)),
+                    // Setting up runs the rules' hooks: a script error points into their files.
+                    Err(e) => {
+                        eprint!("{}", tabula::diag::render(&e, &rules.sources));
+                        Ok(None)
+                    }
+                }
+            }
+            (None, None) => Err(Error::Input(format!("{command}: name a ruleset, or --resume a log"))),
+        }
+    }
+
     /// The rules being played.
     pub fn rules(&self) -> Rc<Rules> {
         self.game.rules().clone()

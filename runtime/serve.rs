@@ -197,25 +197,13 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
             path.display()
         )));
     }
-    let table = match (&args.resume, &args.ruleset) {
-        (Some(file), ruleset) => Table::resume(file, ruleset.as_deref())?,
-        (None, Some(ruleset)) => {
-            let ruleset_args = crate::RulesetArgs {
-                ruleset: ruleset.clone(),
-                variants: args.variants.clone(),
-                sets: args.sets.clone(),
-            };
-            let rules = Rc::new(crate::load_rules(&ruleset_args)?);
-            let seed = args.seed.unwrap_or_else(crate::play::fresh_seed);
-            match Table::new(rules.clone(), seed, args.players) {
-                Ok(table) => table,
-                Err(e) => {
-                    eprint!("{}", render(&e, &rules.sources));
-                    return Ok(ExitCode::FAILURE);
-                }
-            }
-        }
-        (None, None) => return Err(Error::Input("serve: name a ruleset, or --resume a log".into())),
+    let ruleset = args.ruleset.clone().map(|ruleset| crate::RulesetArgs {
+        ruleset,
+        variants: args.variants.clone(),
+        sets: args.sets.clone(),
+    });
+    let Some(table) = Table::open("serve", args.resume.as_deref(), ruleset, args.seed, args.players)? else {
+        return Ok(ExitCode::FAILURE);
     };
     let rules = table.rules();
     // The HTTP side is bound first, so that a port in use is an error before the log is begun.

@@ -58,3 +58,16 @@ pub fn require_tool(program: &str, package: &str) {
     }
     assert!(present(), "this test needs `{program}`: install it (Debian: apt-get install {package})");
 }
+
+/// The folders of every shipped ruleset (each folder of `rulesets/` with a `game.toml`), sorted:
+/// a test over them checks a new ruleset without naming it.
+pub fn shipped_rulesets() -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir("rulesets")
+        .expect("rulesets")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|dir| dir.join("game.toml").is_file())
+        .map(|dir| dir.to_str().expect("utf-8 path").to_string())
+        .collect();
+    out.sort();
+    out
+}

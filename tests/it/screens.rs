@@ -25,12 +25,8 @@ impl Agent for Looking {
 
 #[test]
 fn every_decision_screen_fits_forty_lines_of_a_hundred_and_twenty_columns() {
-    for entry in std::fs::read_dir("rulesets").expect("rulesets") {
-        let dir = entry.expect("entry").path();
-        if !dir.join("game.toml").is_file() {
-            continue;
-        }
-        let path = dir.to_str().expect("utf-8 path");
+    for path in crate::common::shipped_rulesets() {
+        let path = path.as_str();
         let rules = Rc::new(load(path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")));
         let (smallest, largest) = rules.players;
         let mut checked = 0;

@@ -18,12 +18,8 @@ const SMALL: &str = "search:playouts=3,particles=2,depth=8,tries=2";
 /// decides the same, in every shipped ruleset (a new one is checked without being named).
 #[test]
 fn search_seats_keep_every_rulesets_secrets() {
-    for entry in std::fs::read_dir("rulesets").expect("rulesets") {
-        let dir = entry.expect("entry").path();
-        if !dir.join("game.toml").is_file() {
-            continue;
-        }
-        let path = dir.to_str().expect("utf-8 path");
+    for path in crate::common::shipped_rulesets() {
+        let path = path.as_str();
         let rules = Rc::new(load(path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{path}: {e}")));
         let options = SecrecyOptions {
             pairs: 24,

@@ -59,9 +59,9 @@ pub struct ServeArgs {
     /// Player count (default: the ruleset's `usual_players`, else its smallest).
     #[arg(long)]
     players: Option<u8>,
-    /// Who plays a seat: `human` (the default: a link is printed for each), `random`, or one of
-    /// the ruleset's agents, as in `--seat blue=random`.
-    #[arg(long = "seat", value_name = "SEAT=human|random|AGENT", value_parser = crate::parse_set)]
+    /// Who plays a seat: `human` (the default: a link is printed for each), `random`, `search`
+    /// (`search:playouts=400`), or one of the ruleset's agents, as in `--seat blue=random`.
+    #[arg(long = "seat", value_name = "SEAT=human|random|search|AGENT", value_parser = crate::parse_set)]
     seats: Vec<(String, String)>,
     /// Write the game's log to FILE as it is played, a line at a time. An existing FILE is
     /// refused (continue its game with --resume), unless --force.

@@ -134,17 +134,11 @@ pub(crate) fn close(call: Opened) -> Option<Box<[Read]>> {
     })
 }
 
-/// Ends a call begun with [`open`] whose reads are not wanted (it failed).
+/// Ends a call begun with [`open`] that failed: it is not remembered, and neither are the
+/// calls around it (one may have caught the error with `try`, which is seldom worth a memory).
 pub(crate) fn abandon(call: Opened) {
-    RECORDER.with_borrow_mut(|r| {
-        r.open -= 1;
-        r.spoils += 1;
-        let _ = call;
-        if r.open == 0 {
-            r.reads.clear();
-            RECORDING.set(false);
-        }
-    });
+    RECORDER.with_borrow_mut(|r| r.spoils += 1);
+    let _ = close(call);
 }
 
 /// The values of `reads` in `state`, one after the other, into `out`.

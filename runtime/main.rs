@@ -91,39 +91,14 @@ enum Command {
     },
     /// Play a game at the terminal. Each seat is shown only what it may know.
     Play {
-        /// A ruleset name or path (not needed with --resume: the log names its rules).
-        ruleset: Option<String>,
-        /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
-        /// your own (`./my-variant.toml`); may be repeated.
-        #[arg(long = "variant", value_name = "VARIANT")]
-        variants: Vec<String>,
-        /// Override a parameter of [params]; may be repeated.
-        #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_set)]
-        sets: Vec<(String, String)>,
-        /// Write the game's log to FILE as it is played, one line per action, flushed at once.
-        /// An existing FILE is refused (continue its game with --resume), unless --force.
-        #[arg(long, value_name = "FILE")]
-        log: Option<PathBuf>,
-        /// With --log: replace an existing FILE.
-        #[arg(long, requires = "log")]
-        force: bool,
-        /// Continue the game logged in FILE where it stopped (and go on logging to it). The rules
-        /// are the ones the log names, or the ruleset given before --resume (a name or a folder).
-        #[arg(long, value_name = "FILE", conflicts_with = "log")]
-        resume: Option<PathBuf>,
+        #[command(flatten)]
+        table: play::TableArgs,
         /// Who plays a seat: `human`, `random`, `search` (`search:playouts=400`), or one of the
         /// ruleset's agents, as in `--seat red=human --seat blue=search`. Seats not given are played by the ruleset's
         /// default agent, except the first, which is yours (a resumed game seats them as the
         /// log records). At the prompt, type an option's number, `help` or `quit`.
         #[arg(long = "seat", value_name = "SEAT=human|random|search|AGENT", value_parser = parse_set)]
         seats: Vec<(String, String)>,
-        /// The game's seed (default: a fresh random one). It is shown when the game ends, never
-        /// before: it would tell every hidden card and the agents' choices.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Player count (default: the ruleset's `usual_players`, else its smallest).
-        #[arg(long)]
-        players: Option<u8>,
         /// Hot reload: when a file of the ruleset changes (checked before each of your decisions
         /// and when you press Enter), replay the game so far under the rules as saved and go on,
         /// or say at which line it stops fitting them and offer to go on from the line before.
@@ -350,22 +325,12 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Command::Play { ruleset, variants, sets, log, force, resume, seats, seed, players, watch, verbose } => {
-            if let Some(path) = &log
-                && path.exists()
-                && !force
-            {
-                return Err(Error::Input(format!(
-                    "{} already exists: `tabula play --resume {0}` continues its game, --force replaces it",
-                    path.display()
-                )));
-            }
-            let ruleset = ruleset.map(|ruleset| RulesetArgs { ruleset, variants, sets });
-            let Some(table) = play::Table::open("play", resume.as_deref(), ruleset, seed, players)? else {
+        Command::Play { table: args, seats, watch, verbose } => {
+            let Some(table) = args.open("play")? else {
                 return Ok(ExitCode::FAILURE);
             };
             let rules = table.rules();
-            if let Err(e) = table.play(&seats, log.as_deref(), watch, verbose) {
+            if let Err(e) = table.play(&seats, args.log(), watch, verbose) {
                 eprint!("{}", render(&e, &rules.sources));
                 return Ok(ExitCode::FAILURE);
             }

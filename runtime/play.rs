@@ -217,6 +217,73 @@ fn header_tags(game: &Game, seed: u64, kinds: &[String]) -> Vec<Tag> {
     tags
 }
 
+/// What `play` and `serve` share on their command lines: the game to open (a ruleset, or a log
+/// to resume) and the file its log goes to.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TableArgs {
+    /// A ruleset name or path (not needed with --resume: the log names its rules).
+    ruleset: Option<String>,
+    /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file of
+    /// your own (`./my-variant.toml`); may be repeated.
+    #[arg(long = "variant", value_name = "VARIANT")]
+    variants: Vec<String>,
+    /// Override a parameter of [params]; may be repeated.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::parse_set)]
+    sets: Vec<(String, String)>,
+    /// Player count (default: the ruleset's `usual_players`, else its smallest).
+    #[arg(long)]
+    players: Option<u8>,
+    /// Write the game's log to FILE as it is played, one line per action, flushed at once.
+    /// An existing FILE is refused (continue its game with --resume), unless --force.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// With --log: replace an existing FILE.
+    #[arg(long, requires = "log")]
+    force: bool,
+    /// Continue the game logged in FILE where it stopped (and go on logging to it), seated as it
+    /// records. The rules are the ones the log names, or the ruleset given before --resume (a
+    /// name or a folder).
+    #[arg(long, value_name = "FILE", conflicts_with = "log")]
+    resume: Option<PathBuf>,
+    /// The game's seed (default: a fresh random one). It is shown when the game ends, never
+    /// before: it would tell every hidden card and the agents' choices.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+impl TableArgs {
+    /// Opens the table for `command` (`play` or `serve`): refuses to overwrite a log without
+    /// --force, then resumes the log or sets up a new game. `None` when the setup failed in the
+    /// rules' hooks (already told, with the scripts' source).
+    pub fn open(&self, command: &str) -> Result<Option<Table>, Error> {
+        if let Some(path) = &self.log
+            && path.exists()
+            && !self.force
+        {
+            return Err(Error::Input(format!(
+                "{} already exists: `tabula {command} --resume {0}` continues its game, --force replaces it",
+                path.display()
+            )));
+        }
+        let ruleset = self.ruleset.clone().map(|ruleset| crate::RulesetArgs {
+            ruleset,
+            variants: self.variants.clone(),
+            sets: self.sets.clone(),
+        });
+        Table::open(command, self.resume.as_deref(), ruleset, self.seed, self.players)
+    }
+
+    /// The file given with --log (a resumed table goes on writing to the log it resumed).
+    pub fn log(&self) -> Option<&Path> {
+        self.log.as_deref()
+    }
+
+    /// Whether the table continues a logged game.
+    pub fn resumed(&self) -> bool {
+        self.resume.is_some()
+    }
+}
+
 /// A game at the terminal, who plays each seat, and the log it is written to.
 pub struct Table {
     game: Game,
@@ -269,7 +336,7 @@ impl Table {
     /// The table `play` and `serve` (`command`) start: the game of a log resumed (`ruleset` may
     /// name the rules to replay it with), or a new game of `ruleset`. A new game whose setup fails
     /// in the rules' hooks is told with the scripts' source, and gives `None`.
-    pub fn open(
+    fn open(
         command: &str,
         resume: Option<&Path>,
         ruleset: Option<crate::RulesetArgs>,

@@ -42,40 +42,17 @@ use tabula::view::sight_fingerprint;
 use tabula::viewer::{Part, page};
 use tabula::{Action, Error, Game, Rules};
 
-use crate::play::{LogFile, Seated, Table};
+use crate::play::{LogFile, Seated};
 
 /// `tabula serve`'s arguments.
 #[derive(clap::Args, Clone)]
 pub struct ServeArgs {
-    /// A ruleset name or path (not needed with --resume: the log names its rules).
-    ruleset: Option<String>,
-    /// A variant: a name from the ruleset's variants/ folder, or a path to an overlay file; may
-    /// be repeated.
-    #[arg(long = "variant", value_name = "VARIANT")]
-    variants: Vec<String>,
-    /// Override a parameter of [params]; may be repeated.
-    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = crate::parse_set)]
-    sets: Vec<(String, String)>,
-    /// Player count (default: the ruleset's `usual_players`, else its smallest).
-    #[arg(long)]
-    players: Option<u8>,
+    #[command(flatten)]
+    table: crate::play::TableArgs,
     /// Who plays a seat: `human` (the default: a link is printed for each), `random`, `search`
     /// (`search:playouts=400`), or one of the ruleset's agents, as in `--seat blue=random`.
     #[arg(long = "seat", value_name = "SEAT=human|random|search|AGENT", value_parser = crate::parse_set)]
     seats: Vec<(String, String)>,
-    /// Write the game's log to FILE as it is played, a line at a time. An existing FILE is
-    /// refused (continue its game with --resume), unless --force.
-    #[arg(long, value_name = "FILE")]
-    log: Option<PathBuf>,
-    /// With --log: replace an existing FILE.
-    #[arg(long, requires = "log")]
-    force: bool,
-    /// Continue the game logged in FILE (and go on logging to it), seated as it records.
-    #[arg(long, value_name = "FILE", conflicts_with = "log")]
-    resume: Option<PathBuf>,
-    /// The game's seed (default: a fresh random one, a secret of the table).
-    #[arg(long)]
-    seed: Option<u64>,
     /// The address to listen on (default: this machine only). Anyone who can reach it and has a
     /// seat's link plays that seat.
     #[arg(long, default_value = "127.0.0.1")]
@@ -188,21 +165,7 @@ fn token() -> String {
 
 /// Runs `tabula serve`.
 pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
-    if let Some(path) = &args.log
-        && path.exists()
-        && !args.force
-    {
-        return Err(Error::Input(format!(
-            "{} already exists: `tabula serve --resume {0}` continues its game, --force replaces it",
-            path.display()
-        )));
-    }
-    let ruleset = args.ruleset.clone().map(|ruleset| crate::RulesetArgs {
-        ruleset,
-        variants: args.variants.clone(),
-        sets: args.sets.clone(),
-    });
-    let Some(table) = Table::open("serve", args.resume.as_deref(), ruleset, args.seed, args.players)? else {
+    let Some(table) = args.table.open("serve")? else {
         return Ok(ExitCode::FAILURE);
     };
     let rules = table.rules();
@@ -212,7 +175,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
     let runtime = crate::http::runtime().map_err(io)?;
     let listener = crate::http::bind(&runtime, address).map_err(io)?;
     let bound = listener.local_addr().map_err(io)?;
-    let seated = table.seated(&args.seats, args.log.as_deref())?;
+    let seated = table.seated(&args.seats, args.table.log())?;
     let humans: Vec<SeatId> =
         (0..seated.kinds.len() as SeatId).filter(|&s| seated.kinds[s as usize] == "human").collect();
     if humans.is_empty() {
@@ -248,7 +211,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode, Error> {
         .spawn(move || runtime.block_on(crate::http::serve(listener, router, MAX_CONNECTIONS)))
         .map_err(io)?;
 
-    let mut host = Host::new(seated, outboxes, inbox, args.speed, args.resume.is_some())?;
+    let mut host = Host::new(seated, outboxes, inbox, args.speed, args.table.resumed())?;
     host.joined = joined;
     if let Err(e) = host.run() {
         eprint!("{}", render(&e, &rules.sources));

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Instant;
 
-use tabula::agent::{Agent, Decision};
+use tabula::agent::{Agent, Decision, Plan, Turn};
 use tabula::search::{SearchAgent, SearchOptions, SearchStats};
 use tabula::sim::{agent_seed, play_out, seated_agents};
 use tabula::{Game, LoadOptions};
@@ -20,6 +20,9 @@ use tabula::{Game, LoadOptions};
 struct Shared(Rc<RefCell<SearchAgent>>);
 
 impl Agent for Shared {
+    fn plan(&mut self, turn: &Turn) -> Result<Plan, tabula::Error> {
+        self.0.borrow_mut().plan(turn)
+    }
     fn choose(&mut self, decision: &Decision) -> Result<usize, tabula::Error> {
         self.0.borrow_mut().choose(decision)
     }

@@ -25,7 +25,11 @@
 //! among the outcome's winners (teams and shared outcomes as the ruleset declares them), 0 when
 //! the game ended otherwise, and 1/2 when it was cut at the depth limit (the ruleset cannot say
 //! who is ahead). The option chosen is the one played most often (ties: the best mean, then the
-//! first listed).
+//! first listed), unless the rollout agent has an answer of its own to the decision (a ruleset's
+//! agent, asked as when it plays the seat): the search tries that answer first and plays another
+//! option only when its playouts did clearly better (by two standard errors), so that a budget
+//! too small to tell the options apart plays as the rollout agent, not as the noise says. In real
+//! time waiting is one more option, as letting the game go on is out of turn.
 //!
 //! **Never peeks.** The agent reads of the real game only what reaches its seat: the actions of
 //! the history, with the arguments of other seats' secret actions thrown away unread; the chance
@@ -42,7 +46,7 @@
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crate::agent::{Agent, Decision};
+use crate::agent::{Agent, Decision, Plan, Turn};
 use crate::diag::Error;
 use crate::event::Event;
 use crate::flow::Game;
@@ -350,19 +354,37 @@ impl SearchAgent {
 
     /// Searches `legal` (plus letting the game go on, with `may_pass`) and returns the index
     /// chosen (`legal.len()`: let it go on).
-    fn search(&mut self, real: &Game, seat: SeatId, legal: &[Action], may_pass: bool) -> Result<usize, Error> {
+    /// The rollout agent's own answer to the real decision, as an option of the search (letting
+    /// the game go on is the option after the legal ones), or `None` when the playouts are random
+    /// (a random answer knows nothing). The agent is given the decision as the seat has it, as
+    /// when it plays the seat, so nothing it may not see reaches it.
+    fn prior(&self, decision: &Decision, may_pass: bool) -> Result<Option<usize>, Error> {
+        let Some(mut agent) = crate::agent::ScriptAgent::new(self.rules.clone(), self.rollout()) else {
+            return Ok(None);
+        };
+        // Asked as out of turn even when the seat must choose: an agent that plans its own
+        // actions may wait where the flow asks it (a real-time game), and then gives no answer.
+        Ok(match agent.react(decision)? {
+            Some(i) => Some(i),
+            None => may_pass.then_some(decision.legal().len()),
+        })
+    }
+
+    fn search(&mut self, decision: &Decision, may_pass: bool) -> Result<usize, Error> {
+        let (real, seat, legal) = (decision.game(), decision.seat(), decision.legal());
         let arms = legal.len() + usize::from(may_pass);
         if arms <= 1 {
             return Ok(0);
         }
+        let prior = self.prior(decision, may_pass)?.filter(|&arm| arm < arms);
         self.update(real, seat, legal)?;
         self.stats.decisions += 1;
         if !self.consistent {
             self.stats.approximate += 1;
         }
         if self.particles.is_empty() {
-            // Not one replay of the history: nothing to search on.
-            return Ok(0);
+            // Not one replay of the history: nothing to search on, the rollout agent answers.
+            return Ok(prior.unwrap_or(0));
         }
         let mut broken = vec![false; self.particles.len()];
         let mut visits = vec![0u32; arms];
@@ -380,7 +402,7 @@ impl SearchAgent {
             // The next particle whose playouts have not failed.
             let count = self.particles.len();
             let Some(p) = (0..count).map(|i| (n as usize + i) % count).find(|&p| !broken[p]) else { break };
-            let arm = pick(&visits, &wins, n);
+            let arm = pick(&visits, &wins, n, prior);
             let mut game = self.particles[p].game.clone();
             game.set_recording(false);
             game.state_mut().rng = Rng::seeded(self.rng.next_u64());
@@ -416,7 +438,14 @@ impl SearchAgent {
         let best = (0..arms)
             .max_by(|&a, &b| visits[a].cmp(&visits[b]).then(mean(a).total_cmp(&mean(b))).then(b.cmp(&a)))
             .unwrap_or(0);
-        Ok(best)
+        // The search improves on the rollout agent's answer rather than replacing it: another
+        // option is played only when its playouts did clearly better (`MARGIN`). With a budget
+        // too small to tell the options apart, the agent plays as its rollout agent would, not as
+        // the noise of a few playouts says.
+        Ok(match prior {
+            Some(p) if p != best && !clearly_better(&visits, &wins, best, p) => p,
+            _ => best,
+        })
     }
 }
 
@@ -634,8 +663,33 @@ fn score(game: &Game, seat: SeatId) -> f64 {
     }
 }
 
-/// The option to try next: each once in turn, then by UCB1.
-fn pick(visits: &[u32], wins: &[f64], n: u32) -> usize {
+/// How many standard errors an option's playouts must do better than the rollout agent's answer
+/// by for the search to play it instead: two, so that among a dozen options the best-looking one
+/// seldom wins by noise alone (one-sided, about 2% each), yet a few hundred playouts can show a
+/// real difference of a tenth.
+const MARGIN: f64 = 2.0;
+
+/// Whether option `a`'s playouts did better than option `b`'s by more than `MARGIN` standard
+/// errors of the difference of their means (scores taken as Bernoulli trials at their pooled mean).
+fn clearly_better(visits: &[u32], wins: &[f64], a: usize, b: usize) -> bool {
+    if visits[b] == 0 {
+        return visits[a] > 0;
+    }
+    if visits[a] == 0 {
+        return false;
+    }
+    let (na, nb) = (f64::from(visits[a]), f64::from(visits[b]));
+    let pooled = (wins[a] + wins[b]) / (na + nb);
+    let error = (pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb)).sqrt();
+    wins[a] / na - wins[b] / nb > MARGIN * error.max(f64::EPSILON)
+}
+
+/// The option to try next: the rollout agent's answer (`prior`) first, then each other once in
+/// turn, then by UCB1.
+fn pick(visits: &[u32], wins: &[f64], n: u32, prior: Option<usize>) -> usize {
+    if let Some(p) = prior.filter(|&p| visits[p] == 0) {
+        return p;
+    }
     if let Some(untried) = visits.iter().position(|&v| v == 0) {
         return untried;
     }
@@ -645,14 +699,30 @@ fn pick(visits: &[u32], wins: &[f64], n: u32) -> usize {
 }
 
 impl Agent for SearchAgent {
+    /// In real time a seat may wait (until something changes): waiting is one more option of the
+    /// search, as letting the game go on is out of turn. A turn-based game lists the options.
+    fn plan(&mut self, turn: &Turn) -> Result<Plan, Error> {
+        let game = turn.game();
+        if game.rules().pace.is_none() {
+            return Ok(Plan::Choose);
+        }
+        let mut legal = Vec::new();
+        game.legal_actions_into(turn.seat(), &mut legal)?;
+        if legal.is_empty() {
+            return Ok(Plan::Wait);
+        }
+        let i = self.search(&Decision::new(game, turn.seat(), &legal), true)?;
+        Ok(legal.get(i).map_or(Plan::Wait, |action| Plan::Take(*action)))
+    }
+
     fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
-        self.search(decision.game(), decision.seat(), decision.legal(), false)
+        self.search(decision, false)
     }
 
     /// Letting the game go on is one more option of the search.
     fn react(&mut self, decision: &Decision) -> Result<Option<usize>, Error> {
         let legal = decision.legal();
-        let i = self.search(decision.game(), decision.seat(), legal, true)?;
+        let i = self.search(decision, true)?;
         Ok((i < legal.len()).then_some(i))
     }
 }

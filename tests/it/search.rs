@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use tabula::agent::{Agent, Decision};
+use tabula::agent::{Agent, Decision, Plan, Turn};
 use tabula::search::{SearchAgent, SearchOptions};
 use tabula::secrecy::{SecrecyOptions, check_secrecy};
 use tabula::sim::{SimOptions, agent_seed, play_out, seated_agents, simulate_parallel};
@@ -74,8 +74,14 @@ fn a_playout_budget_gives_the_same_games_on_any_thread_count() {
 struct Shared(Rc<RefCell<SearchAgent>>);
 
 impl Agent for Shared {
+    fn plan(&mut self, turn: &Turn) -> Result<Plan, tabula::Error> {
+        self.0.borrow_mut().plan(turn)
+    }
     fn choose(&mut self, decision: &Decision) -> Result<usize, tabula::Error> {
         self.0.borrow_mut().choose(decision)
+    }
+    fn react(&mut self, decision: &Decision) -> Result<Option<usize>, tabula::Error> {
+        self.0.borrow_mut().react(decision)
     }
 }
 
@@ -104,6 +110,32 @@ fn the_exiles_samples_match_everything_it_saw() {
         approximate * 10 <= searched,
         "{approximate} of {searched} decisions searched on samples that did not match"
     );
+}
+
+/// The search improves on its rollout agent's answer rather than replacing it: with one playout a
+/// decision it cannot tell the options apart, so it plays exactly as the rollout agent (Temple's
+/// heuristic) would on that seat, event for event. Before, it played the first option it tried.
+#[test]
+fn a_search_too_small_to_tell_options_apart_plays_as_its_rollout_agent() {
+    let rules = Rc::new(load("rulesets/temple", &LoadOptions::default()).expect("temple"));
+    let options =
+        SearchOptions::parse("search:playouts=1,particles=1,depth=1,tries=1").expect("options").expect("search");
+    let kinds = vec!["heuristic".to_string(); 4];
+    let seed = 5;
+    let mut alone = Game::recorded(rules.clone(), 4, seed).expect("game");
+    let mut agents = seated_agents(&rules, &kinds, seed).expect("agents");
+    play_out(&mut alone, &mut agents, 10_000).expect("game ends");
+    let mut searched = Game::recorded(rules.clone(), 4, seed).expect("game");
+    let mut agents = seated_agents(&rules, &kinds, seed).expect("agents");
+    let searcher = Rc::new(RefCell::new(SearchAgent::new(rules.clone(), options, agent_seed(seed, 0)).expect("agent")));
+    agents[0] = Box::new(Shared(searcher.clone()));
+    play_out(&mut searched, &mut agents, 10_000).expect("game ends");
+    assert!(searcher.borrow().stats().decisions > 10, "too few decisions searched");
+    let first = alone.events().iter().zip(searched.events()).position(|(a, b)| a != b);
+    if let Some(i) = first {
+        panic!("event {i}: the heuristic's {:?}, the search's {:?}", alone.events()[i], searched.events()[i]);
+    }
+    assert_eq!(alone.events().len(), searched.events().len());
 }
 
 /// `search:...` options are checked where they are given, naming what is wrong.

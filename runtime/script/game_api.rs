@@ -104,6 +104,16 @@ impl GameApi {
         self.state.borrow()
     }
 
+    /// The state, to read, for a search over the board `start` lies on (`region_costs`,
+    /// `region_paths`): it reads where `start` lies, and that zone's pieces in their order with
+    /// their faces and properties (the links, regions, weights and filters it follows are
+    /// properties of those pieces; a link to a piece elsewhere is not followed).
+    fn read_board_of(&self, start: PieceId) -> std::cell::Ref<'_, Box<State>> {
+        let s = self.read(Read::ZoneOf(start));
+        super::reads::note(Read::Zone(s.zone_of(start)));
+        s
+    }
+
     /// The state, to read, for a native that does not say what it reads: a call that runs it
     /// is not remembered (see `reads.rs`).
     pub(super) fn state(&self) -> std::cell::Ref<'_, Box<State>> {
@@ -497,7 +507,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("region_costs", |g: &mut GameApi, start: i64, rule: Map| -> RhaiResult<Map> {
         let p = g.piece(start)?;
         let rule = super::regions::Rule::new(&g.defs, &rule)?;
-        super::regions::costs(&g.defs, &g.state(), &rule, p, &mut |n| g.charge(n))
+        super::regions::costs(&g.defs, &g.read_board_of(p), &rule, p, &mut |n| g.charge(n))
     });
     engine.register_fn(
         "region_paths",
@@ -508,7 +518,7 @@ pub(super) fn register(engine: &mut Registry) {
             let Ok(max_paths) = usize::try_from(max_paths) else {
                 return fail(format!("region_paths: max_paths must not be negative, not {max_paths}"));
             };
-            super::regions::paths(&g.defs, &g.state(), &rule, ends, &keep, max_paths, &mut |n| g.charge(n))
+            super::regions::paths(&g.defs, &g.read_board_of(ends.0), &rule, ends, &keep, max_paths, &mut |n| g.charge(n))
         },
     );
 

@@ -62,7 +62,7 @@ fn paths_come_depth_first_last_step_first_within_the_change_limit() {
 fn bad_rules_and_arguments_are_script_errors() {
     let notes = notes();
     assert_eq!(
-        notes[11..],
+        notes[11..28],
         [
             "error: region rule: unknown key `jumpz` (expected links, region, enter, jumps, weight)",
             "error: region rule: `links` is missing (the piece properties to step along)",
@@ -83,6 +83,15 @@ fn bad_rules_and_arguments_are_script_errors() {
             "error: region_paths: max_paths must not be negative, not -1",
         ]
     );
+}
+
+#[test]
+fn searches_in_remembered_calls_see_every_change_of_the_board() {
+    // From a to c: no change (a b c); with b closed, 2 (a d e f c, d is sea); with d land, 0;
+    // with f's link north to c cut, no way (b, the other way in, is closed) and two paths left
+    // (a b c and a d e b c: paths ignore the enter filter); the link back, 0 again; with a
+    // moved off the board, no way and no path.
+    assert_eq!(notes()[28..], ["remembered [0, 4, 2, 0, -1, 2, 0, -1, 0]"]);
 }
 
 #[test]

@@ -87,11 +87,12 @@ fn bad_rules_and_arguments_are_script_errors() {
 
 #[test]
 fn searches_in_remembered_calls_see_every_change_of_the_board() {
-    // From a to c: no change (a b c); with b closed, 2 (a d e f c, d is sea); with d land, 0;
-    // with f's link north to c cut, no way (b, the other way in, is closed) and two paths left
-    // (a b c and a d e b c: paths ignore the enter filter); the link back, 0 again; with a
-    // moved off the board, no way and no path.
-    assert_eq!(notes()[28..], ["remembered [0, 4, 2, 0, -1, 2, 0, -1, 0]"]);
+    // From a to c: no change (a b c), four paths, two sea cells (d first), f linked to c and e.
+    // With b closed, 2 changes (a d e f c, d is sea); with d land, 0, and h the one sea cell;
+    // with f's link north to c cut, no way (b, the other way in, is closed), two paths left (a b
+    // c and a d e b c: paths ignore the enter filter) and one link; the link back, 0 changes and
+    // two links; with a moved off the board, no way and no path.
+    assert_eq!(notes()[28..], [r#"remembered [0, 4, 2, "d", 2, 2, 0, 1, "h", -1, 2, 1, 0, 2, -1, 0]"#]);
 }
 
 #[test]

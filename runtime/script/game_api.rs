@@ -104,6 +104,22 @@ impl GameApi {
         self.state.borrow()
     }
 
+    /// The state, to read, for a native that reads each of `what` (see [`GameApi::read`]).
+    pub(super) fn read_each(&self, what: impl IntoIterator<Item = Read>) -> std::cell::Ref<'_, Box<State>> {
+        what.into_iter().for_each(super::reads::note);
+        self.state.borrow()
+    }
+
+    /// The state, to read, for a search over the board `start` lies on (`region_costs`,
+    /// `region_paths`): it reads where `start` lies, and that zone's pieces in their order with
+    /// their faces and properties (the links, regions, weights and filters it follows are
+    /// properties of those pieces; a link to a piece elsewhere is not followed).
+    fn read_board_of(&self, start: PieceId) -> std::cell::Ref<'_, Box<State>> {
+        let s = self.read(Read::ZoneOf(start));
+        super::reads::note(Read::Zone(s.zone_of(start)));
+        s
+    }
+
     /// The state, to read, for a native that does not say what it reads: a call that runs it
     /// is not remembered (see `reads.rs`).
     pub(super) fn state(&self) -> std::cell::Ref<'_, Box<State>> {
@@ -373,7 +389,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("tally", |g: &mut GameApi, zone: &str, prop: &str| -> RhaiResult<Map> {
         g.scan()?;
         let z = g.zone(zone)?;
-        Ok(tally(&g.defs, &g.state(), z, prop, None))
+        Ok(tally(&g.defs, &g.read(Read::Zone(z)), z, prop, None))
     });
     engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
         g.scan()?;
@@ -390,7 +406,10 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("linked", |g: &mut GameApi, from: i64, links: Array| -> RhaiResult<Array> {
         g.scan()?;
         let p = g.piece(from)?;
-        linked(&g.defs, &g.state(), p, &link_names(&links)?, None)
+        let links = link_names(&links)?;
+        // It reads the links of `from` alone: the rules see every piece, wherever it lies.
+        let reads = links.iter().filter_map(|link| g.defs.prop_ref(p, link)).map(|(slot, _)| Read::Prop(slot as u32));
+        linked(&g.defs, &g.read_each(reads), p, &links, None)
     });
     engine.register_zone_filter_fn("count_where", count_where);
     engine.register_zone_filter_fn("pieces_where", pieces_where);
@@ -399,7 +418,7 @@ pub(super) fn register(engine: &mut Registry) {
     // Dice spent on a list of faces: `game.pick(pool, "face", ["key", "torch"])`.
     engine.register_fn("pick", |g: &mut GameApi, zone: &str, prop: &str, values: Array| -> RhaiResult<Array> {
         let z = g.zone(zone)?;
-        let s = g.state();
+        let s = g.read(Read::Zone(z));
         let mut left = s.pieces_in(&g.defs, z);
         let mut picked = Array::new();
         for value in values {
@@ -452,7 +471,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("cell", |g: &mut GameApi, zone: &str, x: i64, y: i64| -> RhaiResult<Dynamic> {
         g.scan()?;
         let z = g.zone(zone)?;
-        let found = super::grid::cell(&g.defs, &g.state(), z, None, x, y);
+        let found = super::grid::cell(&g.defs, &g.read(Read::Zone(z)), z, None, x, y);
         Ok(found.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
     });
     engine.register_fn(
@@ -468,14 +487,14 @@ pub(super) fn register(engine: &mut Registry) {
         g.scan()?;
         let z = g.zone(zone)?;
         let rule = Rule::new(&g.defs, &rule, None)?;
-        let s = g.state();
+        let s = g.read(Read::Zone(z));
         Ok(Grid::of(&g.defs, &s, z, None, None).fits(&g.defs, &s, x, y, &rule))
     });
     engine.register_fn("free_cells", |g: &mut GameApi, zone: &str, rule: Map| -> RhaiResult<Array> {
         g.scan()?;
         let z = g.zone(zone)?;
         let rule = Rule::new(&g.defs, &rule, None)?;
-        let s = g.state();
+        let s = g.read(Read::Zone(z));
         let grid = Grid::of(&g.defs, &s, z, None, None);
         g.charge(grid.len().saturating_mul(CELL_WORK))?;
         grid.free_cells(&g.defs, &s, &rule)
@@ -497,7 +516,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("region_costs", |g: &mut GameApi, start: i64, rule: Map| -> RhaiResult<Map> {
         let p = g.piece(start)?;
         let rule = super::regions::Rule::new(&g.defs, &rule)?;
-        super::regions::costs(&g.defs, &g.state(), &rule, p, &mut |n| g.charge(n))
+        super::regions::costs(&g.defs, &g.read_board_of(p), &rule, p, &mut |n| g.charge(n))
     });
     engine.register_fn(
         "region_paths",
@@ -508,7 +527,9 @@ pub(super) fn register(engine: &mut Registry) {
             let Ok(max_paths) = usize::try_from(max_paths) else {
                 return fail(format!("region_paths: max_paths must not be negative, not {max_paths}"));
             };
-            super::regions::paths(&g.defs, &g.state(), &rule, ends, &keep, max_paths, &mut |n| g.charge(n))
+            super::regions::paths(&g.defs, &g.read_board_of(ends.0), &rule, ends, &keep, max_paths, &mut |n| {
+                g.charge(n)
+            })
         },
     );
 

@@ -102,10 +102,18 @@ fn mistakes_are_errors_and_a_failed_lay_changes_nothing() {
 }
 
 #[test]
+fn grid_natives_in_remembered_calls_see_every_change() {
+    // e at (2, -1), blue: (2, 0) touches b and e, neither red; two cells have 2 sides. e turned
+    // red: (2, 0) touches a red square. e moved to (3, -1): (2, -1) is empty, (2, 0) touches b
+    // alone (blue), and no cell has 2 sides. e back as it was: as at first.
+    assert_eq!(notes()[28], r#"remembered ["e", false, 2, true, "-", false, 0, "e", false, 2]"#);
+}
+
+#[test]
 fn a_seat_sees_the_grid_of_the_pieces_it_sees() {
     let game = start(&[]).unwrap_or_else(|e| panic!("{e}"));
     // e turned face down is still on the rules' grid...
-    assert_eq!(notes_of(&game)[28..], ["hidden e [[1, -1], [2, 0]]"]);
+    assert_eq!(notes_of(&game)[29..], ["hidden e [[1, -1], [2, 0]]"]);
     // ...but not on red's: (2, -1) is empty there, (2, 0) touches only b, no cell has 2 sides,
     // and only b and c are blue.
     let seat = game.to_act()[0];

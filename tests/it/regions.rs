@@ -62,7 +62,7 @@ fn paths_come_depth_first_last_step_first_within_the_change_limit() {
 fn bad_rules_and_arguments_are_script_errors() {
     let notes = notes();
     assert_eq!(
-        notes[11..],
+        notes[11..28],
         [
             "error: region rule: unknown key `jumpz` (expected links, region, enter, jumps, weight)",
             "error: region rule: `links` is missing (the piece properties to step along)",
@@ -83,6 +83,16 @@ fn bad_rules_and_arguments_are_script_errors() {
             "error: region_paths: max_paths must not be negative, not -1",
         ]
     );
+}
+
+#[test]
+fn searches_in_remembered_calls_see_every_change_of_the_board() {
+    // From a to c: no change (a b c), four paths, two sea cells (d first), f linked to c and e.
+    // With b closed, 2 changes (a d e f c, d is sea); with d land, 0, and h the one sea cell;
+    // with f's link north to c cut, no way (b, the other way in, is closed), two paths left (a b
+    // c and a d e b c: paths ignore the enter filter) and one link; the link back, 0 changes and
+    // two links; with a moved off the board, no way and no path.
+    assert_eq!(notes()[28..], [r#"remembered [0, 4, 2, "d", 2, 2, 0, 1, "h", -1, 2, 1, 0, 2, -1, 0]"#]);
 }
 
 #[test]

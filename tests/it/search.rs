@@ -34,11 +34,11 @@ fn search_seats_keep_every_rulesets_secrets() {
     }
 }
 
-/// The fixture with hidden things of every kind (hands, a secret action, a face-down deck, a
-/// pointer to a hidden card, real time), with a search seat.
+/// The fixtures with hidden things of every kind (hands, a secret action, a face-down deck, a
+/// pointer to a hidden card, real time; a hidden pile and bag drawn from), with a search seat.
 #[test]
 fn search_seats_keep_the_fixtures_secrets() {
-    for path in ["tests/fixtures/secrets", "tests/fixtures/interrupts"] {
+    for path in ["tests/fixtures/secrets", "tests/fixtures/interrupts", "tests/fixtures/patrols"] {
         let rules = Rc::new(load(path, &LoadOptions::default()).expect("fixture"));
         let options =
             SecrecyOptions { pairs: 200, max_steps: 60, agent: Some(SMALL.into()), ..SecrecyOptions::default() };
@@ -79,31 +79,52 @@ impl Agent for Shared {
     }
 }
 
+/// Plays two-player games of `path` with seeds `0..games`, the first seat searching (with a small
+/// budget), the other random: how many decisions it searched, and how many of them on samples
+/// that did not match all it saw.
+fn searched_and_approximate(path: &str, games: u64) -> (u64, u64) {
+    let rules = Rc::new(load(path, &LoadOptions::default()).expect("ruleset"));
+    let options = SearchOptions::parse("search:playouts=4,particles=4").expect("options").expect("search");
+    let (mut searched, mut approximate) = (0, 0);
+    for seed in 0..games {
+        let mut game = Game::recorded(rules.clone(), 2, seed).expect("game");
+        let mut agents = seated_agents(&rules, &["random".to_string(), "random".to_string()], seed).expect("agents");
+        let searcher = Rc::new(RefCell::new(
+            SearchAgent::new(rules.clone(), options.clone(), agent_seed(seed, 0)).expect("agent"),
+        ));
+        agents[0] = Box::new(Shared(searcher.clone()));
+        play_out(&mut game, &mut agents, 10_000).expect("game ends");
+        let stats = searcher.borrow().stats().clone();
+        searched += stats.decisions;
+        approximate += stats.approximate;
+    }
+    (searched, approximate)
+}
+
 /// East Berlin's police places cards face down and the exile learns where at the reveal: the
 /// exile's samples are drawn so that the placements agree with the reveals, and then match all
 /// it saw (a plain redraw of the police's secret placements matched in under half of them).
 #[test]
 fn the_exiles_samples_match_everything_it_saw() {
-    let rules = Rc::new(load("rulesets/east-berlin", &LoadOptions::default()).expect("east-berlin"));
-    let options = SearchOptions::parse("search:playouts=4,particles=4").expect("options").expect("search");
-    let (mut searched, mut approximate) = (0, 0);
-    for seed in 0..3 {
-        let mut game = Game::recorded(rules.clone(), 2, seed).expect("game");
-        let mut agents = seated_agents(&rules, &["random".to_string(), "random".to_string()], seed).expect("agents");
-        let exile = Rc::new(RefCell::new(
-            SearchAgent::new(rules.clone(), options.clone(), agent_seed(seed, 0)).expect("agent"),
-        ));
-        agents[0] = Box::new(Shared(exile.clone()));
-        play_out(&mut game, &mut agents, 10_000).expect("game ends");
-        let stats = exile.borrow().stats().clone();
-        searched += stats.decisions;
-        approximate += stats.approximate;
-    }
+    let (searched, approximate) = searched_and_approximate("rulesets/east-berlin", 3);
     assert!(searched > 50, "too few decisions searched: {searched}");
     assert!(
         approximate * 10 <= searched,
         "{approximate} of {searched} decisions searched on samples that did not match"
     );
+}
+
+/// Patrols draws as Escape Plan does: tiles from a pile shuffled at the setup (its top set aside
+/// unseen), two shown in one step, and for each an officer picked at random from a bag and put
+/// on it (a property naming the tile). The samples draw the tiles and officers the seat saw come
+/// out, so their officers stand where the real ones do, and match all it saw. (When the sampler
+/// exchanged pieces only after the draw, the officer's property kept naming the sample's tile,
+/// and no sample ever matched.)
+#[test]
+fn samples_draw_what_the_seat_saw_come_out_of_a_hidden_pile_and_bag() {
+    let (searched, approximate) = searched_and_approximate("tests/fixtures/patrols", 4);
+    assert!(searched >= 8, "too few decisions searched: {searched}");
+    assert_eq!(approximate, 0, "{approximate} of {searched} decisions searched on samples that did not match");
 }
 
 /// `search:...` options are checked where they are given, naming what is wrong.

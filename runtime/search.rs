@@ -28,8 +28,9 @@
 //! on every seat, the engine's own flow (`sim::play_out`) answering prompts, running real time,
 //! simultaneous phases, chance and the seats the rules play. A playout scores 1 when the seat is
 //! among the outcome's winners (teams and shared outcomes as the ruleset declares them), 0 when
-//! the game ended otherwise, and 1/2 when it was cut at the depth limit (the ruleset cannot say
-//! who is ahead). The option chosen is the one played most often (ties: the best mean, then the
+//! the game ended otherwise, and, when it was cut at the depth limit, the ruleset's estimate of
+//! the seat's chance to win from what the seat sees there (`[game] evaluate`, a script function
+//! given the seat's view), or 1/2 when the ruleset has none. The option chosen is the one played most often (ties: the best mean, then the
 //! first listed).
 //!
 //! **Never peeks.** The agent reads of the real game only what reaches its seat: the actions of
@@ -69,7 +70,8 @@ pub struct SearchOptions {
     pub ms: Option<u64>,
     /// Particles kept (samples of the hidden state).
     pub particles: u32,
-    /// Decisions a playout may take before it is cut and scored 1/2.
+    /// Decisions a playout may take before it is cut and scored by the ruleset's evaluation
+    /// (1/2 without one).
     pub depth: u64,
     /// Fresh replays tried a decision when no particle survives.
     pub tries: u32,
@@ -406,7 +408,8 @@ impl SearchAgent {
             match played {
                 Ok(_) | Err(Error::Unfinished(_)) => {
                     visits[arm] += 1;
-                    wins[arm] += score(&game, seat);
+                    // A failing evaluation is the ruleset's error, on any sample: reported.
+                    wins[arm] += score(&game, seat)?;
                 }
                 // The rules failed on this sample (a script error, a stuck flow): a state the
                 // real game may never reach, as a sample that did not match all the seat saw can
@@ -676,12 +679,37 @@ fn is_seat_action(e: &Event) -> bool {
 }
 
 /// What a playout's end is worth to `seat`: 1 when it is among the winners, 0 when the game
-/// ended otherwise, 1/2 when the playout was cut before the end.
-fn score(game: &Game, seat: SeatId) -> f64 {
-    match game.state().outcome {
-        Some(o) if game.rules().outcomes[o as usize].winners.contains(&seat) => 1.0,
-        Some(_) => 0.0,
-        None => 0.5,
+/// ended otherwise; when the playout was cut before the end, the ruleset's estimate of the
+/// seat's chance from its view (`[game] evaluate`), or 1/2 without one.
+fn score(game: &Game, seat: SeatId) -> Result<f64, Error> {
+    let rules = game.rules();
+    match (game.state().outcome, rules.evaluate) {
+        (Some(o), _) if rules.outcomes[o as usize].winners.contains(&seat) => Ok(1.0),
+        (Some(_), _) => Ok(0.0),
+        (None, Some(hook)) => estimate(rules, hook, game, seat).map(|percent| percent as f64 / 100.0),
+        (None, None) => Ok(0.5),
+    }
+}
+
+/// The ruleset's estimate (`[game] evaluate`, the function `hook`) of `seat`'s chance to win
+/// `game`, in percent: the function is given the seat's view, as a script agent is, so it reads
+/// nothing the seat may not see. Anything but a whole number from 0 to 100 is an error pointing
+/// at the function's name in `game.toml`: a designer's mistake to be told of, not guessed at.
+pub(crate) fn estimate(rules: &Rules, hook: crate::rules::HookId, game: &Game, seat: SeatId) -> Result<i64, Error> {
+    let def = &rules.hooks[hook as usize];
+    let answer = rules.scripts.call_agent_act(hook, game.state(), seat)?;
+    let wrong = |found: String| {
+        Error::Script(Box::new(
+            crate::diag::Diagnostic::new(format!("the evaluation `{}` must return a percent", def.name))
+                .at(def.file, def.span.clone())
+                .expected("a whole number from 0 to 100: the seat's chance to win as the ruleset estimates it")
+                .found(found),
+        ))
+    };
+    match answer.as_int() {
+        Ok(percent) if (0..=100).contains(&percent) => Ok(percent),
+        Ok(percent) => Err(wrong(percent.to_string())),
+        Err(kind) => Err(wrong(format!("a {kind}"))),
     }
 }
 

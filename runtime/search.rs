@@ -560,7 +560,12 @@ fn prepare(game: &mut Game, real: &Game, from: usize, to: usize, seat: SeatId) {
         let alike = |y: PieceId| exchangeable(game, x, y) && !can_see_piece(game, Some(seat), y);
         let pieces = game.state().pieces_in(&defs, source);
         let y = if defs.zones[source as usize].ordered {
-            let k = (from..at).filter(|&i| matches!(&events[i], Event::Moved { from: z, .. } if *z == source)).count();
+            // The moves out of the pile the seat was told of: all, if it sees the pile in part;
+            // else (a piece turned face up in a pile it does not see) those that showed a piece.
+            let told = |to: ZoneId| sight(source) != Sight::None || sight(to) == Sight::All;
+            let k = (from..at)
+                .filter(|&i| matches!(&events[i], Event::Moved { from: z, to, .. } if *z == source && told(*to)))
+                .count();
             match pieces.get(k) {
                 Some(&y) if y == x => continue,
                 // A piece wanted later may give its place: it is put in its own when its turn

@@ -8,7 +8,12 @@
 //! taken again in turn, another seat's secret action with its arguments drawn afresh among those
 //! the particle allows (`secrecy::redrawn`), the chance the seat saw stated and the rest drawn
 //! from the particle's own generator. This is the information-set check's game B (`secrecy.rs`),
-//! built by the same functions. A particle is kept only if everything the seat was told is the
+//! built by the same functions, drawn the way the real game drew where the seat saw it: a
+//! shuffle or random pick of a zone the seat sees in part (a face-down pile, a bag) prefers the
+//! pieces it then saw come out of that zone (`guided_chance`), and before a step the pieces the
+//! step showed are put where the step takes them from (`prepare`). Otherwise a sample would draw
+//! the pieces the seat saw only as often as chance does, and, its draws exchanged afterwards,
+//! keep what the step did with them (a property naming the tile drawn) on the wrong pieces. A particle is kept only if everything the seat was told is the
 //! same in it as in the real game: the narration of every event since the last decision, its
 //! view and its legal actions. Particles are carried from one decision to the next and brought
 //! up to date with the actions taken since (a particle filter); those that stop matching are
@@ -23,13 +28,15 @@
 //! on every seat, the engine's own flow (`sim::play_out`) answering prompts, running real time,
 //! simultaneous phases, chance and the seats the rules play. A playout scores 1 when the seat is
 //! among the outcome's winners (teams and shared outcomes as the ruleset declares them), 0 when
-//! the game ended otherwise, and 1/2 when it was cut at the depth limit (the ruleset cannot say
-//! who is ahead). The option chosen is the one played most often (ties: the best mean, then the
-//! first listed), unless the rollout agent has an answer of its own to the decision (a ruleset's
-//! agent, asked as when it plays the seat): the search tries that answer first and plays another
-//! option only when its playouts did clearly better (by two standard errors), so that a budget
-//! too small to tell the options apart plays as the rollout agent, not as the noise says. In real
-//! time waiting is one more option, as letting the game go on is out of turn.
+//! the game ended otherwise, and, when it was cut at the depth limit, the ruleset's estimate of
+//! the seat's chance to win from what the seat sees there (`[game] evaluate`, a script function
+//! given the seat's view), or 1/2 when the ruleset has none. The option chosen is the one played
+//! most often (ties: the best mean, then the first listed), unless the rollout agent has an
+//! answer of its own to the decision (a ruleset's agent, asked as when it plays the seat): the
+//! search tries that answer first and plays another option only when its playouts did clearly
+//! better (by two standard errors), so that a budget too small to tell the options apart plays
+//! as the rollout agent, not as the noise says. In real time waiting is one more option, as
+//! letting the game go on is out of turn.
 //!
 //! **Never peeks.** The agent reads of the real game only what reaches its seat: the actions of
 //! the history, with the arguments of other seats' secret actions thrown away unread; the chance
@@ -55,7 +62,7 @@ use crate::rng::Rng;
 use crate::rules::Sight;
 use crate::rules::{PieceId, Rules, SeatId, ZoneId};
 use crate::secrecy::{redrawn_preferring, visible_chance_in};
-use crate::state::{Action, StatedChance};
+use crate::state::{Action, Stated, StatedChance};
 use crate::value::Value;
 use crate::view::{can_see_piece, view};
 
@@ -68,7 +75,8 @@ pub struct SearchOptions {
     pub ms: Option<u64>,
     /// Particles kept (samples of the hidden state).
     pub particles: u32,
-    /// Decisions a playout may take before it is cut and scored 1/2.
+    /// Decisions a playout may take before it is cut and scored by the ruleset's evaluation
+    /// (1/2 without one).
     pub depth: u64,
     /// Fresh replays tried a decision when no particle survives.
     pub tries: u32,
@@ -281,7 +289,7 @@ impl SearchAgent {
     fn fresh(&mut self, real: &Game, seat: SeatId) -> Result<Option<Game>, Error> {
         let events = real.events();
         let first = events.iter().position(is_seat_action).unwrap_or(events.len());
-        let stated = visible_chance_in(real, seat, &events[..first]);
+        let stated = guided_chance(real, seat, 0, first);
         let mut game = match Game::replaying(self.rules.clone(), real.players(), self.rng.next_u64(), stated) {
             Ok(game) => game,
             // A setup whose script fails on some draws: not a sample.
@@ -316,7 +324,7 @@ impl SearchAgent {
             }
             let end = starts.get(k + 1).copied().unwrap_or(events.len());
             prepare(game, real, from + at, from + end, seat);
-            game.state_mut().stated = visible_chance_in(real, seat, &events[at..end]);
+            game.state_mut().stated = guided_chance(real, seat, from + at, from + end);
             let taken = if action.seat == seat {
                 Some(*action)
             } else {
@@ -423,7 +431,8 @@ impl SearchAgent {
             match played {
                 Ok(_) | Err(Error::Unfinished(_)) => {
                     visits[arm] += 1;
-                    wins[arm] += score(&game, seat);
+                    // A failing evaluation is the ruleset's error, on any sample: reported.
+                    wins[arm] += score(&game, seat)?;
                 }
                 // The rules failed on this sample (a script error, a stuck flow): a state the
                 // real game may never reach, as a sample that did not match all the seat saw can
@@ -556,44 +565,48 @@ fn fit(game: &mut Game, action: &Action, seat: SeatId) -> bool {
 /// Before a step is taken again in a sample: each piece the real step (`real`'s events
 /// `from..to`) showed the seat come into sight, from a zone the seat was told it came from (or
 /// where it was turned face up), is put there in the sample, in the place of a piece of the same
-/// kind the seat cannot see there (the topmost: draws come from the top), unless the seat sees it
-/// elsewhere in the sample. So the sample's step draws what the real one drew where the rules
-/// draw by place, and an action naming that piece (a card played from a hand) is legal in it.
+/// kind the seat cannot see there, unless the seat sees it elsewhere in the sample. From a pile,
+/// the piece that the k-th move out of it in the step showed (the seat is told of the hidden
+/// moves too) is put k-th from the top: draws come from the top. So the sample's step draws what
+/// the real one drew where the rules draw by place, and an action naming that piece (a card
+/// played from a hand) is legal in it.
 fn prepare(game: &mut Game, real: &Game, from: usize, to: usize, seat: SeatId) {
     let defs = game.rules().clone();
     let sight = |z: ZoneId| defs.zones[z as usize].sight(seat);
     let events = real.events();
+    let to = to.min(events.len());
     let wanted = revealed(real, seat, from, to);
-    // The piles pieces were shown from so far in this step, once per piece.
-    let mut drawn: Vec<ZoneId> = Vec::new();
-    for &(x, _) in &wanted {
-        // Where the seat saw it come from: the first event of the step that shows it.
-        let source = (from..to.min(events.len())).find_map(|i| match &events[i] {
-            Event::Moved { piece, from: z, .. } if *piece == x => Some((sight(*z) != Sight::None).then_some(*z)),
-            Event::Turned { piece, up: true } if *piece == x => Some(Some(zone_at(real, x, from, i))),
+    for (n, &(x, _)) in wanted.iter().enumerate() {
+        // Where the seat saw it come from, and when: the first event of the step that shows it.
+        let source = (from..to).find_map(|i| match &events[i] {
+            Event::Moved { piece, from: z, .. } if *piece == x => Some((sight(*z) != Sight::None).then_some((i, *z))),
+            Event::Turned { piece, up: true } if *piece == x => Some(Some((i, zone_at(real, x, from, i)))),
             _ => None,
         });
-        let Some(Some(source)) = source else { continue };
+        let Some(Some((at, source))) = source else { continue };
         if can_see_piece(game, Some(seat), x) {
             continue;
         }
-        let fits = |y: PieceId| {
-            exchangeable(game, x, y) && !can_see_piece(game, Some(seat), y) && !wanted.iter().any(|&(w, _)| w == y)
-        };
+        let alike = |y: PieceId| exchangeable(game, x, y) && !can_see_piece(game, Some(seat), y);
         let pieces = game.state().pieces_in(&defs, source);
         let y = if defs.zones[source as usize].ordered {
-            // The k-th piece the step showed from a pile is its k-th from the top.
-            let k = drawn.iter().filter(|&&z| z == source).count();
-            drawn.push(source);
+            // The moves out of the pile the seat was told of: all, if it sees the pile in part;
+            // else (a piece turned face up in a pile it does not see) those that showed a piece.
+            let told = |to: ZoneId| sight(source) != Sight::None || sight(to) == Sight::All;
+            let k = (from..at)
+                .filter(|&i| matches!(&events[i], Event::Moved { from: z, to, .. } if *z == source && told(*to)))
+                .count();
             match pieces.get(k) {
                 Some(&y) if y == x => continue,
-                Some(&y) if fits(y) => Some(y),
+                // A piece wanted later may give its place: it is put in its own when its turn
+                // comes, further down (those wanted earlier lie above).
+                Some(&y) if alike(y) && !wanted[..n].iter().any(|&(w, _)| w == y) => Some(y),
                 _ => None,
             }
         } else if game.state().zone_of(x) == source {
             continue;
         } else {
-            pieces.into_iter().find(|&y| fits(y))
+            pieces.into_iter().find(|&y| alike(y) && !wanted.iter().any(|&(w, _)| w == y))
         };
         if let Some(y) = y {
             game.state_mut().swap_unrecorded(x, y);
@@ -647,6 +660,53 @@ fn conform(game: &mut Game, from: usize, real: &Game, real_from: usize, real_to:
     }
 }
 
+/// The chance of `real`'s events `from..to` as a sample should draw it, from what `seat` saw:
+/// the outcomes it saw stated (`visible_chance_in`), and each shuffle or random pick of a zone it
+/// sees in part (a face-down pile, a bag) stated as preferring the pieces it then saw come out of
+/// that zone in that order, up to the zone's next shuffle (`Stated::Preferred`: a piece that
+/// came out and stayed hidden is a hole, any piece), so that the sample draws them where the
+/// rules draw by chance. The pieces are those the seat saw come out, never the real draw's
+/// hidden outcome: a sample whose draws still differ fails the exact test.
+fn guided_chance(real: &Game, seat: SeatId, from: usize, to: usize) -> StatedChance {
+    let defs = real.rules();
+    let events = &real.events()[from..to.min(real.events().len())];
+    let sight = |z: ZoneId| defs.zones[z as usize].sight(seat);
+    let mut chance = StatedChance { partial: true, ..StatedChance::default() };
+    // What the seat saw come out of `zone` after event `i`, in order, up to its next shuffle: a
+    // piece it saw, or `None` for one that stayed hidden (it was told that one left).
+    let out_of = |zone: ZoneId, i: usize| -> Vec<Option<PieceId>> {
+        let mut out = Vec::new();
+        for e in &events[i + 1..] {
+            match e {
+                Event::Shuffled { zone: z, .. } if *z == zone => break,
+                Event::Moved { piece, from, to } if *from == zone => {
+                    out.push((sight(*to) == Sight::All).then_some(*piece));
+                }
+                _ => {}
+            }
+        }
+        out
+    };
+    for (i, e) in events.iter().enumerate() {
+        match e {
+            Event::Shuffled { zone, .. } | Event::Picked { zone, .. } if sight(*zone) == Sight::All => {
+                chance.queue.extend(visible_chance_in(real, seat, &events[i..=i]).queue);
+            }
+            Event::Rolled { .. } => chance.queue.extend(visible_chance_in(real, seat, &events[i..=i]).queue),
+            // A zone the seat does not see at all: it is not told what leaves it.
+            Event::Shuffled { zone, .. } | Event::Picked { zone, .. } if sight(*zone) == Sight::None => {}
+            Event::Shuffled { zone, .. } | Event::Picked { zone, .. } => {
+                let pieces = out_of(*zone, i);
+                if pieces.iter().any(Option::is_some) {
+                    chance.queue.push_back((0, Stated::Preferred { zone: *zone, pieces }));
+                }
+            }
+            _ => {}
+        }
+    }
+    chance
+}
+
 /// Whether an event is an action a seat took (not one the rules took for a seat they play:
 /// replays take those again by themselves).
 fn is_seat_action(e: &Event) -> bool {
@@ -654,12 +714,37 @@ fn is_seat_action(e: &Event) -> bool {
 }
 
 /// What a playout's end is worth to `seat`: 1 when it is among the winners, 0 when the game
-/// ended otherwise, 1/2 when the playout was cut before the end.
-fn score(game: &Game, seat: SeatId) -> f64 {
-    match game.state().outcome {
-        Some(o) if game.rules().outcomes[o as usize].winners.contains(&seat) => 1.0,
-        Some(_) => 0.0,
-        None => 0.5,
+/// ended otherwise; when the playout was cut before the end, the ruleset's estimate of the
+/// seat's chance from its view (`[game] evaluate`), or 1/2 without one.
+fn score(game: &Game, seat: SeatId) -> Result<f64, Error> {
+    let rules = game.rules();
+    match (game.state().outcome, rules.evaluate) {
+        (Some(o), _) if rules.outcomes[o as usize].winners.contains(&seat) => Ok(1.0),
+        (Some(_), _) => Ok(0.0),
+        (None, Some(hook)) => estimate(rules, hook, game, seat).map(|percent| percent as f64 / 100.0),
+        (None, None) => Ok(0.5),
+    }
+}
+
+/// The ruleset's estimate (`[game] evaluate`, the function `hook`) of `seat`'s chance to win
+/// `game`, in percent: the function is given the seat's view, as a script agent is, so it reads
+/// nothing the seat may not see. Anything but a whole number from 0 to 100 is an error pointing
+/// at the function's name in `game.toml`: a designer's mistake to be told of, not guessed at.
+pub(crate) fn estimate(rules: &Rules, hook: crate::rules::HookId, game: &Game, seat: SeatId) -> Result<i64, Error> {
+    let def = &rules.hooks[hook as usize];
+    let answer = rules.scripts.call_agent_act(hook, game.state(), seat)?;
+    let wrong = |found: String| {
+        Error::Script(Box::new(
+            crate::diag::Diagnostic::new(format!("the evaluation `{}` must return a percent", def.name))
+                .at(def.file, def.span.clone())
+                .expected("a whole number from 0 to 100: the seat's chance to win as the ruleset estimates it")
+                .found(found),
+        ))
+    };
+    match answer.as_int() {
+        Ok(percent) if (0..=100).contains(&percent) => Ok(percent),
+        Ok(percent) => Err(wrong(percent.to_string())),
+        Err(kind) => Err(wrong(format!("a {kind}"))),
     }
 }
 

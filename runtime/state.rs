@@ -61,6 +61,19 @@ pub enum Stated {
         /// The value.
         value: i64,
     },
+    /// The next shuffle or random pick of a zone, drawn so that pieces come out of it in this
+    /// order, where they are in the zone (`None`: any other piece): a shuffle puts them on top in
+    /// this order, the rest in a drawn order; a pick takes the first, or, when it is `None` or
+    /// not in the zone, a drawn piece that the list does not name. It fits any shuffle or pick of
+    /// the zone. Never in a log: the search agent's sampler (`search.rs`) states the pieces its
+    /// seat saw come out of a hidden zone so, for its sample to draw what the real game drew
+    /// without being told what the seat may not see.
+    Preferred {
+        /// The zone.
+        zone: ZoneId,
+        /// The pieces in the order wanted out of the zone, top first.
+        pieces: Vec<Option<PieceId>>,
+    },
 }
 
 /// Chance outcomes a log states for the step being replayed, with their line numbers.
@@ -547,16 +560,33 @@ impl State {
         let mut sorted = pieces.clone();
         sorted.sort_unstable();
         let what = || format!("shuffle {}", defs.zones[zone as usize].name);
-        let stated = self.take_stated(what, |s| {
-            matches!(s, Stated::Shuffle { zone: z, order } if *z == zone && {
+        let stated = self.take_stated(what, |s| match s {
+            Stated::Shuffle { zone: z, order } if *z == zone => {
                 let mut o = order.clone();
                 o.sort_unstable();
                 o == sorted
-            })
+            }
+            Stated::Preferred { zone: z, .. } => *z == zone,
+            _ => false,
         })?;
         match stated {
             // The log lists the order top first.
             Some(Stated::Shuffle { order, .. }) => pieces = order.into_iter().rev().collect(),
+            Some(Stated::Preferred { pieces: wanted, .. }) => {
+                // The pieces not named, in a drawn order; the top as wanted, a hole filled from
+                // those; bottom first here, so the rest and then the top from its last.
+                let mut rest: Vec<PieceId> = pieces.iter().copied().filter(|p| !wanted.contains(&Some(*p))).collect();
+                self.rng.shuffle(&mut rest);
+                let mut top = Vec::new();
+                for w in wanted {
+                    match w {
+                        Some(p) if pieces.contains(&p) => top.push(p),
+                        _ => top.extend(rest.pop()),
+                    }
+                }
+                pieces = rest;
+                pieces.extend(top.into_iter().rev());
+            }
             _ => self.rng.shuffle(&mut pieces),
         }
         for &p in &pieces {
@@ -625,12 +655,22 @@ impl State {
             return Ok(None);
         }
         let what = || format!("pick a piece of {} at random", defs.zones[zone as usize].name);
-        let stated = self.take_stated(
-            what,
-            |s| matches!(s, Stated::Pick { zone: z, piece } if *z == zone && pieces.contains(piece)),
-        )?;
+        let stated = self.take_stated(what, |s| match s {
+            Stated::Pick { zone: z, piece } => *z == zone && pieces.contains(piece),
+            Stated::Preferred { zone: z, .. } => *z == zone,
+            _ => false,
+        })?;
         let piece = match stated {
             Some(Stated::Pick { piece, .. }) => piece,
+            Some(Stated::Preferred { pieces: wanted, .. }) => match wanted.first() {
+                Some(Some(p)) if pieces.contains(p) => *p,
+                // Any other piece: one the list does not name, if there is one.
+                _ => {
+                    let others: Vec<PieceId> = pieces.iter().copied().filter(|p| !wanted.contains(&Some(*p))).collect();
+                    let among = if others.is_empty() { &pieces } else { &others };
+                    among[self.rng.below(among.len() as u64) as usize]
+                }
+            },
             _ => pieces[self.rng.below(pieces.len() as u64) as usize],
         };
         self.emit(Event::Picked { zone, piece });
@@ -710,6 +750,7 @@ fn describe_stated(s: &Stated) -> &'static str {
         Stated::Shuffle { .. } => "a shuffle",
         Stated::Random { .. } => "a random number",
         Stated::Pick { .. } => "a piece picked at random",
+        Stated::Preferred { .. } => "a shuffle or a pick",
     }
 }
 

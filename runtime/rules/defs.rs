@@ -153,6 +153,9 @@ pub struct Defs {
     pub agents: Vec<AgentDef>,
     /// The agent simulation uses by default (`random` or an agent's name).
     pub default_agent: String,
+    /// The ruleset's estimate of a seat's chance to win from its view (`[game] evaluate`,
+    /// `fn f(view) -> percent`), which the search agent scores playouts cut short with.
+    pub evaluate: Option<HookId>,
     /// The counter that counts rounds (`[game] rounds`), for balance reports.
     pub rounds: Option<CounterId>,
     /// How `tabula view` draws the game (`[layout]`), its names checked.

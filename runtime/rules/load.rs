@@ -381,6 +381,7 @@ impl Merged {
             g.start = game.start.or(g.start.take());
             g.pace = game.pace.or(g.pace.take());
             g.default_agent = game.default_agent.or(g.default_agent.take());
+            g.evaluate = game.evaluate.or(g.evaluate.take());
             g.rounds = game.rounds.or(g.rounds.take());
         }
         absorb_section(&mut self.params, raw.params, file);
@@ -926,6 +927,7 @@ impl Loader<'_> {
             };
             self.defs.agents.push(AgentDef { name: name.clone(), decides });
         }
+        self.defs.evaluate = m.game.evaluate.as_ref().map(|f| self.hook(f, gf, 1));
         self.defs.default_agent = "random".into();
         if let Some(agent) = &m.game.default_agent {
             if agent.value == "random" || m.agents.contains_key(&agent.value) {

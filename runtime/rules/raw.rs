@@ -271,6 +271,9 @@ pub struct RawGame {
     pub pace: Option<Located<IntOrParam>>,
     /// The agent `tabula sim` uses when none is named: `random`, or one of `[agents]`.
     pub default_agent: Option<Name>,
+    /// A script function `(view) -> integer` estimating, from a seat's view, its chance to win
+    /// in percent (0 to 100): the search agent scores a playout it cuts short with it.
+    pub evaluate: Option<Name>,
     /// The counter that counts rounds, so that balance reports give the game's length in rounds.
     pub rounds: Option<Name>,
 }

@@ -34,7 +34,7 @@ fn search_seats_keep_every_rulesets_secrets() {
     }
 }
 
-/// The fixture with hidden things of every kind (hands, a secret action, a face-down deck, a
+/// The fixtures with hidden things of every kind (hands, a secret action, a face-down deck, a
 /// pointer to a hidden card, real time), with a search seat.
 #[test]
 fn search_seats_keep_the_fixtures_secrets() {
@@ -85,26 +85,34 @@ impl Agent for Shared {
     }
 }
 
+/// Plays two-player games of `path` with seeds `0..games`, the first seat searching (with a small
+/// budget), the other random: how many decisions it searched, and how many of them on samples
+/// that did not match all it saw.
+fn searched_and_approximate(path: &str, games: u64) -> (u64, u64) {
+    let rules = Rc::new(load(path, &LoadOptions::default()).expect("ruleset"));
+    let options = SearchOptions::parse("search:playouts=4,particles=4").expect("options").expect("search");
+    let (mut searched, mut approximate) = (0, 0);
+    for seed in 0..games {
+        let mut game = Game::recorded(rules.clone(), 2, seed).expect("game");
+        let mut agents = seated_agents(&rules, &["random".to_string(), "random".to_string()], seed).expect("agents");
+        let searcher = Rc::new(RefCell::new(
+            SearchAgent::new(rules.clone(), options.clone(), agent_seed(seed, 0)).expect("agent"),
+        ));
+        agents[0] = Box::new(Shared(searcher.clone()));
+        play_out(&mut game, &mut agents, 10_000).expect("game ends");
+        let stats = searcher.borrow().stats().clone();
+        searched += stats.decisions;
+        approximate += stats.approximate;
+    }
+    (searched, approximate)
+}
+
 /// East Berlin's police places cards face down and the exile learns where at the reveal: the
 /// exile's samples are drawn so that the placements agree with the reveals, and then match all
 /// it saw (a plain redraw of the police's secret placements matched in under half of them).
 #[test]
 fn the_exiles_samples_match_everything_it_saw() {
-    let rules = Rc::new(load("rulesets/east-berlin", &LoadOptions::default()).expect("east-berlin"));
-    let options = SearchOptions::parse("search:playouts=4,particles=4").expect("options").expect("search");
-    let (mut searched, mut approximate) = (0, 0);
-    for seed in 0..3 {
-        let mut game = Game::recorded(rules.clone(), 2, seed).expect("game");
-        let mut agents = seated_agents(&rules, &["random".to_string(), "random".to_string()], seed).expect("agents");
-        let exile = Rc::new(RefCell::new(
-            SearchAgent::new(rules.clone(), options.clone(), agent_seed(seed, 0)).expect("agent"),
-        ));
-        agents[0] = Box::new(Shared(exile.clone()));
-        play_out(&mut game, &mut agents, 10_000).expect("game ends");
-        let stats = exile.borrow().stats().clone();
-        searched += stats.decisions;
-        approximate += stats.approximate;
-    }
+    let (searched, approximate) = searched_and_approximate("rulesets/east-berlin", 3);
     assert!(searched > 50, "too few decisions searched: {searched}");
     assert!(
         approximate * 10 <= searched,
@@ -138,6 +146,19 @@ fn a_search_too_small_to_tell_options_apart_plays_as_its_rollout_agent() {
     assert_eq!(alone.events().len(), searched.events().len());
 }
 
+/// Patrols draws as Escape Plan does: tiles from a pile shuffled at the setup (its top set aside
+/// unseen), two shown in one step, and for each an officer picked at random from a bag and put
+/// on it (a property naming the tile). The samples draw the tiles and officers the seat saw come
+/// out, so their officers stand where the real ones do, and match all it saw. (When the sampler
+/// exchanged pieces only after the draw, the officer's property kept naming the sample's tile,
+/// and no sample ever matched.)
+#[test]
+fn samples_draw_what_the_seat_saw_come_out_of_a_hidden_pile_and_bag() {
+    let (searched, approximate) = searched_and_approximate("tests/fixtures/patrols", 4);
+    assert!(searched >= 8, "too few decisions searched: {searched}");
+    assert_eq!(approximate, 0, "{approximate} of {searched} decisions searched on samples that did not match");
+}
+
 /// `search:...` options are checked where they are given, naming what is wrong.
 #[test]
 fn search_options_are_checked() {
@@ -158,4 +179,115 @@ fn search_options_are_checked() {
     let kinds = vec!["search:rollout=nobody".to_string(), "random".to_string()];
     let e = seated_agents(&rules, &kinds, 0).err().expect("no such rollout agent").to_string();
     assert!(e.contains("no agent `nobody`"), "{e}");
+}
+
+/// A scratch copy of tests/fixtures/patrols whose `[game] evaluate` names `function`, with
+/// `script` added to its rules; removed when dropped.
+struct Evaluated(std::path::PathBuf);
+
+impl Evaluated {
+    fn new(name: &str, function: &str, script: &str) -> Evaluated {
+        let dir = std::env::temp_dir().join(format!("tabula-evaluate-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let toml = std::fs::read_to_string("tests/fixtures/patrols/game.toml").expect("fixture");
+        let toml = toml.replace("start = \"setup\"\n", &format!("start = \"setup\"\nevaluate = \"{function}\"\n"));
+        let rules = std::fs::read_to_string("tests/fixtures/patrols/rules.rhai").expect("fixture") + script;
+        std::fs::write(dir.join("game.toml"), toml).expect("write");
+        std::fs::write(dir.join("rules.rhai"), rules).expect("write");
+        Evaluated(dir)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().expect("a path in UTF-8")
+    }
+
+    /// The line of game.toml that names the evaluation, as diagnostics write it.
+    fn line(&self) -> String {
+        let toml = std::fs::read_to_string(self.0.join("game.toml")).expect("game.toml");
+        let line = toml.lines().position(|l| l.starts_with("evaluate")).expect("evaluate line") + 1;
+        format!("game.toml:{line}:")
+    }
+}
+
+impl Drop for Evaluated {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An evaluation the scripts do not define is a load error at the key that names it.
+#[test]
+fn an_evaluation_missing_from_the_scripts_is_a_load_error() {
+    let ruleset = Evaluated::new("missing", "nowhere", "");
+    let (ok, _, err) = crate::common::tabula(&["check", ruleset.path()], "");
+    assert!(!ok, "{err}");
+    assert!(err.contains("nowhere") && err.contains(&ruleset.line()), "{err}");
+}
+
+/// An evaluation that returns anything but a whole number from 0 to 100 stops the search with
+/// an error naming the function, where game.toml names it, and what it returned.
+#[test]
+fn an_evaluation_out_of_range_stops_the_search_where_it_is_named() {
+    for (name, body, found) in [("high", "150", "150"), ("text", "\"high\"", "string")] {
+        let ruleset = Evaluated::new(name, "guess", &format!("\nfn guess(view) {{ {body} }}\n"));
+        let args = ["sim", ruleset.path(), "--games", "1", "--seat", "red=search:playouts=4,depth=1"];
+        let (ok, _, err) = crate::common::tabula(&args, "");
+        assert!(!ok, "{name}: {err}");
+        for says in ["the evaluation `guess` must return a percent", found, &ruleset.line()] {
+            assert!(err.contains(says), "{name}: no `{says}` in {err}");
+        }
+    }
+}
+
+/// Red's choices in games of `path` where it searches with playouts cut after one decision
+/// (blue plays its first option): for each decision whose options differ in the loot they give
+/// (less the officers), the best option's and the chosen one's. Red's last decision is left out:
+/// its playouts end the game, and the outcome scores them.
+fn cut_choices(path: &str) -> Vec<(i64, i64)> {
+    let rules = Rc::new(load(path, &LoadOptions::default()).expect("ruleset"));
+    let loot = rules.counter("loot.red").expect("loot.red");
+    let options = SearchOptions::parse("search:playouts=8,depth=1").expect("options").expect("search");
+    let mut choices = Vec::new();
+    for seed in 0..8 {
+        let mut game = Game::recorded(rules.clone(), 2, seed).expect("game");
+        let mut red = SearchAgent::new(rules.clone(), options.clone(), agent_seed(seed, 0)).expect("agent");
+        let mut decisions = 0;
+        while !game.is_over() {
+            let blue = game.legal_actions(1).expect("options");
+            if !blue.is_empty() {
+                game.apply(&blue[0]).expect("legal");
+                continue;
+            }
+            let legal = game.legal_actions(0).expect("options");
+            let chosen = red.choose(&Decision::new(&game, 0, &legal)).expect("search");
+            let net = |a: &tabula::Action| {
+                let mut after = game.clone();
+                after.apply(a).expect("legal");
+                after.state().counter(loot) - game.state().counter(loot)
+            };
+            let nets: Vec<i64> = legal.iter().map(net).collect();
+            // Patrols gives each seat 3 decisions.
+            decisions += 1;
+            if decisions < 3 && nets.iter().any(|&n| n != nets[0]) {
+                choices.push((*nets.iter().max().expect("options"), nets[chosen]));
+            }
+            game.apply(&legal[chosen]).expect("legal");
+        }
+    }
+    choices
+}
+
+/// Playouts cut at the depth limit are scored by the ruleset's evaluation: with red's own loot
+/// as its measure and playouts of one decision, search takes the tile worth most every time.
+/// Without an evaluation every cut playout counts 1/2, the options look alike, and it takes the
+/// first listed, often not the best.
+#[test]
+fn cut_playouts_are_scored_by_the_evaluation() {
+    let own_loot = "\nfn own_loot(view) {\n    let loot = view.counter(\"loot.\" + view.seat());\n    if loot < 0 { 0 } else if loot > 10 { 100 } else { 10 * loot }\n}\n";
+    let ruleset = Evaluated::new("loot", "own_loot", own_loot);
+    let evaluated = cut_choices(ruleset.path());
+    assert!(evaluated.len() >= 5, "too few decisions with options of different worth: {evaluated:?}");
+    assert!(evaluated.iter().all(|(best, chosen)| best == chosen), "{evaluated:?}");
+    let even = cut_choices("tests/fixtures/patrols");
+    assert!(even.iter().any(|(best, chosen)| best != chosen), "{even:?}");
 }

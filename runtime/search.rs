@@ -13,9 +13,9 @@
 //! pieces it then saw come out of that zone (`guided_chance`), and before a step the pieces the
 //! step showed are put where the step takes them from (`prepare`). Otherwise a sample would draw
 //! the pieces the seat saw only as often as chance does, and, its draws exchanged afterwards,
-//! keep what the step did with them (a property naming the tile drawn) on the wrong pieces. A particle is kept only if everything the seat was told is the
-//! same in it as in the real game: the narration of every event since the last decision, its
-//! view and its legal actions. Particles are carried from one decision to the next and brought
+//! keep what the step did with them (a property naming the tile drawn) on the wrong pieces. A
+//! particle is kept only if everything the seat was told is the same in it as in the real game:
+//! the narration of every event since the last decision, its view and its legal actions. Particles are carried from one decision to the next and brought
 //! up to date with the actions taken since (a particle filter); those that stop matching are
 //! replaced by copies of the survivors (with a generator of their own), or, when none survives,
 //! built afresh from the whole history, up to a number of tries. When no try matches, the agent
@@ -360,8 +360,6 @@ impl SearchAgent {
         Ok(true)
     }
 
-    /// Searches `legal` (plus letting the game go on, with `may_pass`) and returns the index
-    /// chosen (`legal.len()`: let it go on).
     /// The rollout agent's own answer to the real decision, as an option of the search (letting
     /// the game go on is the option after the legal ones), or `None` when the playouts are random
     /// (a random answer knows nothing). The agent is given the decision as the seat has it, as
@@ -378,6 +376,8 @@ impl SearchAgent {
         })
     }
 
+    /// Searches the decision's options (plus letting the game go on, with `may_pass`) and
+    /// returns the index chosen (`legal.len()`: let it go on).
     fn search(&mut self, decision: &Decision, may_pass: bool) -> Result<usize, Error> {
         let (real, seat, legal) = (decision.game(), decision.seat(), decision.legal());
         let arms = legal.len() + usize::from(may_pass);
@@ -730,7 +730,7 @@ fn score(game: &Game, seat: SeatId) -> Result<f64, Error> {
 /// `game`, in percent: the function is given the seat's view, as a script agent is, so it reads
 /// nothing the seat may not see. Anything but a whole number from 0 to 100 is an error pointing
 /// at the function's name in `game.toml`: a designer's mistake to be told of, not guessed at.
-pub(crate) fn estimate(rules: &Rules, hook: crate::rules::HookId, game: &Game, seat: SeatId) -> Result<i64, Error> {
+fn estimate(rules: &Rules, hook: crate::rules::HookId, game: &Game, seat: SeatId) -> Result<i64, Error> {
     let def = &rules.hooks[hook as usize];
     let answer = rules.scripts.call_agent_act(hook, game.state(), seat)?;
     let wrong = |found: String| {

@@ -22,21 +22,25 @@
 //! searches on the replays that failed the test (they are consistent with the history, not with
 //! all it saw) and counts the decision as **approximate** (`SearchStats`).
 //!
-//! The search itself is the root of an ISMCTS tree: each playout takes the next particle, picks
-//! one of the seat's options by UCB1 over the statistics of all particles so far, applies it to
-//! a copy of the particle and plays the copy on with the ruleset's default agent (or `random`)
-//! on every seat, the engine's own flow (`sim::play_out`) answering prompts, running real time,
-//! simultaneous phases, chance and the seats the rules play. A playout scores 1 when the seat is
-//! among the outcome's winners (teams and shared outcomes as the ruleset declares them), 0 when
-//! the game ended otherwise, and, when it was cut at the depth limit, the ruleset's estimate of
-//! the seat's chance to win from what the seat sees there (`[game] evaluate`, a script function
-//! given the seat's view), or 1/2 when the ruleset has none. The option chosen is the one played
-//! most often (ties: the best mean, then the first listed), unless the rollout agent has an
-//! answer of its own to the decision (a ruleset's agent, asked as when it plays the seat): the
-//! search tries that answer first and plays another option only when its playouts did clearly
-//! better (by two standard errors), so that a budget too small to tell the options apart plays
-//! as the rollout agent, not as the noise says. In real time waiting is one more option, as
-//! letting the game go on is out of turn.
+//! The search itself is at the root of the seat's decision, over **samples**: sample k is a
+//! particle and a pair of seeds (the particle's chance, the playout agents'), the same for every
+//! option (common random numbers), so that two options are compared on the same hidden state and
+//! the same luck and a difference between them is the options' own. A playout applies an option
+//! to a copy of the sample's particle and plays the copy on with the ruleset's default agent (or
+//! `random`) on every seat, the engine's own flow (`sim::play_out`) answering prompts, running
+//! real time, simultaneous phases, chance and the seats the rules play. A playout scores 1 when
+//! the seat is among the outcome's winners (teams and shared outcomes as the ruleset declares
+//! them), 0 when the game ended otherwise, and, when it was cut at the depth limit, the
+//! ruleset's estimate of the seat's chance to win from what the seat sees there (`[game]
+//! evaluate`, a script function given the seat's view), or 1/2 when the ruleset has none. The
+//! budget is spent by sequential halving (Karnin, Koren & Somekh, 2013): in each round every
+//! option still in plays the same new samples, and the worse half by mean is dropped, until
+//! two are left. When the rollout agent has an answer of its own to the decision (a ruleset's
+//! agent, asked as when it plays the seat), that answer is never dropped and is played unless
+//! the best option did better than it on the same samples by two standard errors of the mean
+//! difference, so that a budget too small to tell the options apart plays as the rollout agent,
+//! not as the noise says; without one (random playouts), the best mean is played. In real time
+//! waiting is one more option, as letting the game go on is out of turn.
 //!
 //! **Never peeks.** The agent reads of the real game only what reaches its seat: the actions of
 //! the history, with the arguments of other seats' secret actions thrown away unread; the chance
@@ -394,68 +398,136 @@ impl SearchAgent {
             // Not one replay of the history: nothing to search on, the rollout agent answers.
             return Ok(prior.unwrap_or(0));
         }
-        let mut broken = vec![false; self.particles.len()];
-        let mut visits = vec![0u32; arms];
-        let mut wins = vec![0f64; arms];
         let started = Instant::now();
         let limit = self.options.ms.map(Duration::from_millis);
+        let budget = if limit.is_some() { u32::MAX } else { self.options.playouts.max(1) };
+        let out_of_budget = |spent: u32| match limit {
+            Some(limit) => spent > 0 && started.elapsed() >= limit,
+            None => spent >= budget,
+        };
         let kinds = vec![self.rollout().to_string(); real.players() as usize];
-        let mut n = 0u32;
-        loop {
-            match limit {
-                Some(limit) if n > 0 && started.elapsed() >= limit => break,
-                None if n >= self.options.playouts => break,
-                _ => {}
-            }
-            // The next particle whose playouts have not failed.
-            let count = self.particles.len();
-            let Some(p) = (0..count).map(|i| (n as usize + i) % count).find(|&p| !broken[p]) else { break };
-            let arm = pick(&visits, &wins, n, prior);
-            let mut game = self.particles[p].game.clone();
-            game.set_recording(false);
-            game.state_mut().rng = Rng::seeded(self.rng.next_u64());
-            n += 1;
-            self.stats.playouts += 1;
-            if arm < legal.len() && game.check_legal(&legal[arm]).is_err() {
-                // Only on an approximate particle: this option does not exist there.
-                visits[arm] += 1;
-                continue;
-            }
-            let agents = crate::sim::seated_agents(&self.rules, &kinds, self.rng.next_u64());
-            let played = agents.and_then(|mut agents| {
-                if arm < legal.len() {
-                    game.apply_unchecked(&legal[arm])?;
+        let mut candidates = self.candidates(arms, prior, budget);
+        // `scores[arm][k]`: what the option's playout on sample k gave (`None`: not played, or
+        // the rules failed on the sample). Sample k is one particle and one pair of seeds, the
+        // same for every option (common random numbers): options are compared on the same
+        // hidden state and the same luck, so a difference between them is the options'.
+        let mut scores: Vec<Vec<Option<f64>>> = vec![Vec::new(); arms];
+        let mut broken = vec![false; self.particles.len()];
+        let mut spent = 0u32;
+        'search: while candidates.len() > 1 && !out_of_budget(spent) {
+            // A round: every option still in plays the same new samples, then the worse half
+            // is dropped (sequential halving), the rollout agent's answer always kept. A fixed
+            // budget is shared evenly among the rounds left; a time budget doubles the samples
+            // each round.
+            let samples = scores[candidates[0]].len() as u32;
+            let per = match limit {
+                None => {
+                    let rounds = (candidates.len() as f64).log2().ceil().max(1.0) as u32;
+                    ((budget - spent) / rounds / candidates.len() as u32).max(1)
                 }
-                crate::sim::play_out(&mut game, &mut agents, self.options.depth)
-            });
-            match played {
-                Ok(_) | Err(Error::Unfinished(_)) => {
-                    visits[arm] += 1;
-                    // A failing evaluation is the ruleset's error, on any sample: reported.
-                    wins[arm] += score(&game, seat)?;
+                Some(_) => samples.max(1),
+            };
+            for _ in 0..per {
+                let k = scores[candidates[0]].len();
+                let count = self.particles.len();
+                let Some(p) = (0..count).map(|i| (k + i) % count).find(|&p| !broken[p]) else { break 'search };
+                let seeds = (self.rng.next_u64(), self.rng.next_u64());
+                scores.iter_mut().for_each(|s| s.resize(k + 1, None));
+                for &arm in &candidates {
+                    if out_of_budget(spent) {
+                        break 'search;
+                    }
+                    spent += 1;
+                    scores[arm][k] = self.playout(p, arm, legal, seat, seeds, &kinds)?;
+                    if scores[arm][k].is_none() {
+                        // The rules failed on this sample (a script error, a stuck flow): a
+                        // state the real game may never reach, as a sample that did not match
+                        // all the seat saw can be. It is not played again in this decision.
+                        broken[p] = true;
+                        break;
+                    }
                 }
-                // The rules failed on this sample (a script error, a stuck flow): a state the
-                // real game may never reach, as a sample that did not match all the seat saw can
-                // be. The playout is not counted, and the particle is not played again.
-                Err(_) => {
-                    broken[p] = true;
-                    self.stats.failed += 1;
+            }
+            if candidates.len() > 2 {
+                let keep = candidates.len().div_ceil(2);
+                candidates.sort_by(|&a, &b| mean(&scores[b]).total_cmp(&mean(&scores[a])).then(a.cmp(&b)));
+                let dropped_prior = prior.is_some_and(|p| candidates[keep..].contains(&p));
+                candidates.truncate(keep);
+                if let Some(p) = prior.filter(|_| dropped_prior) {
+                    candidates.push(p);
                 }
             }
         }
-        let mean = |a: usize| if visits[a] == 0 { 0.0 } else { wins[a] / f64::from(visits[a]) };
-        let best = (0..arms)
-            .max_by(|&a, &b| visits[a].cmp(&visits[b]).then(mean(a).total_cmp(&mean(b))).then(b.cmp(&a)))
+        // The best mean (ties: the first listed). The search improves on the rollout agent's
+        // answer rather than replacing it: another option is played only when it did clearly
+        // better on the same samples (`clearly_better`). With a budget too small to tell the
+        // options apart, the agent plays as its rollout agent would, not as the noise says.
+        let best = candidates
+            .iter()
+            .copied()
+            .max_by(|&a, &b| mean(&scores[a]).total_cmp(&mean(&scores[b])).then(b.cmp(&a)))
             .unwrap_or(0);
-        // The search improves on the rollout agent's answer rather than replacing it: another
-        // option is played only when its playouts did clearly better (`MARGIN`). With a budget
-        // too small to tell the options apart, the agent plays as its rollout agent would, not as
-        // the noise of a few playouts says.
         Ok(match prior {
-            Some(p) if p != best && !clearly_better(&visits, &wins, best, p) => p,
+            Some(p) if p != best && !clearly_better(&scores[best], &scores[p]) => p,
             _ => best,
         })
     }
+
+    /// The options to search, the rollout agent's answer first: all of them, or, when a fixed
+    /// budget is smaller than their number, that answer and others drawn at random up to the
+    /// budget (in the order listed).
+    fn candidates(&mut self, arms: usize, prior: Option<usize>, budget: u32) -> Vec<usize> {
+        let mut others: Vec<usize> = (0..arms).filter(|&a| Some(a) != prior).collect();
+        let room = (budget as usize).saturating_sub(usize::from(prior.is_some())).max(1);
+        while others.len() > room {
+            let drop = self.rng.below(others.len() as u64) as usize;
+            others.remove(drop);
+        }
+        prior.into_iter().chain(others).collect()
+    }
+
+    /// One playout of sample `p` (a particle, and the seeds of the sample's chance and agents):
+    /// option `arm` taken in a copy of the particle (none for letting the game go on), the game
+    /// played on by the rollout agent on every seat up to the depth limit, and what its end is
+    /// worth to `seat` (`score`). `None` when the rules failed on the sample.
+    fn playout(
+        &mut self,
+        p: usize,
+        arm: usize,
+        legal: &[Action],
+        seat: SeatId,
+        seeds: (u64, u64),
+        kinds: &[String],
+    ) -> Result<Option<f64>, Error> {
+        let mut game = self.particles[p].game.clone();
+        game.set_recording(false);
+        game.state_mut().rng = Rng::seeded(seeds.0);
+        self.stats.playouts += 1;
+        if arm < legal.len() && game.check_legal(&legal[arm]).is_err() {
+            // Only on an approximate particle: this option does not exist there.
+            return Ok(Some(0.0));
+        }
+        let played = crate::sim::seated_agents(&self.rules, kinds, seeds.1).and_then(|mut agents| {
+            if arm < legal.len() {
+                game.apply_unchecked(&legal[arm])?;
+            }
+            crate::sim::play_out(&mut game, &mut agents, self.options.depth)
+        });
+        match played {
+            // A failing evaluation is the ruleset's error, on any sample: reported.
+            Ok(_) | Err(Error::Unfinished(_)) => score(&game, seat).map(Some),
+            Err(_) => {
+                self.stats.failed += 1;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The mean of an option's scores over the samples it was played on (0 for none).
+fn mean(scores: &[Option<f64>]) -> f64 {
+    let (sum, n) = scores.iter().flatten().fold((0.0, 0u32), |(sum, n), s| (sum + s, n + 1));
+    if n == 0 { 0.0 } else { sum / f64::from(n) }
 }
 
 /// The pieces `seat` saw come into sight in `game`'s events `from..to`, each with the zone it
@@ -750,37 +822,26 @@ fn estimate(rules: &Rules, hook: crate::rules::HookId, game: &Game, seat: SeatId
 
 /// How many standard errors an option's playouts must do better than the rollout agent's answer
 /// by for the search to play it instead: two, so that among a dozen options the best-looking one
-/// seldom wins by noise alone (one-sided, about 2% each), yet a few hundred playouts can show a
-/// real difference of a tenth.
+/// seldom wins by noise alone (one-sided, about 2% each), yet a few dozen samples can show a
+/// real difference.
 const MARGIN: f64 = 2.0;
 
-/// Whether option `a`'s playouts did better than option `b`'s by more than `MARGIN` standard
-/// errors of the difference of their means (scores taken as Bernoulli trials at their pooled mean).
-fn clearly_better(visits: &[u32], wins: &[f64], a: usize, b: usize) -> bool {
-    if visits[b] == 0 {
-        return visits[a] > 0;
-    }
-    if visits[a] == 0 {
+/// Whether option `a` did better than option `b` on the samples both were played on by more than
+/// `MARGIN` standard errors of the mean difference (a paired comparison: the same particle and
+/// luck for both, so what the sample gives both does not count as noise). The variance has a
+/// floor, a quarter (a fair coin's) over the square of the number of samples: one or two samples
+/// that happen to agree make no certainty, yet the floor fades fast enough for the small
+/// differences a ruleset's evaluation gives cut playouts to count once they are consistent.
+fn clearly_better(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
+    let differences: Vec<f64> = a.iter().zip(b).filter_map(|(a, b)| Some((*a)? - (*b)?)).collect();
+    if differences.is_empty() {
         return false;
     }
-    let (na, nb) = (f64::from(visits[a]), f64::from(visits[b]));
-    let pooled = (wins[a] + wins[b]) / (na + nb);
-    let error = (pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb)).sqrt();
-    wins[a] / na - wins[b] / nb > MARGIN * error.max(f64::EPSILON)
-}
-
-/// The option to try next: the rollout agent's answer (`prior`) first, then each other once in
-/// turn, then by UCB1.
-fn pick(visits: &[u32], wins: &[f64], n: u32, prior: Option<usize>) -> usize {
-    if let Some(p) = prior.filter(|&p| visits[p] == 0) {
-        return p;
-    }
-    if let Some(untried) = visits.iter().position(|&v| v == 0) {
-        return untried;
-    }
-    let log_n = f64::from(n.max(1)).ln();
-    let ucb = |a: usize| wins[a] / f64::from(visits[a]) + 0.7 * (log_n / f64::from(visits[a])).sqrt();
-    (0..visits.len()).max_by(|&a, &b| ucb(a).total_cmp(&ucb(b)).then(b.cmp(&a))).unwrap_or(0)
+    let n = differences.len() as f64;
+    let mean = differences.iter().sum::<f64>() / n;
+    let spread = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    let error = (spread.max(0.25 / (n * n)) / n).sqrt();
+    mean > MARGIN * error
 }
 
 impl Agent for SearchAgent {
@@ -809,5 +870,45 @@ impl Agent for SearchAgent {
         let legal = decision.legal();
         let i = self.search(decision, true)?;
         Ok((i < legal.len()).then_some(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scores(values: &[f64]) -> Vec<Option<f64>> {
+        values.iter().copied().map(Some).collect()
+    }
+
+    /// Samples differ far more among themselves than the two options do on each: compared
+    /// sample by sample the better option shows, where compared as two independent sets of
+    /// playouts (means 0.53 against 0.43, each with a spread of about 0.3) it would not.
+    #[test]
+    fn options_are_compared_on_the_same_samples() {
+        let worse = [0.0, 0.9, 0.2, 0.8, 0.1, 0.7, 0.3, 0.6, 0.4, 0.3];
+        let better: Vec<f64> = worse.iter().map(|s| s + 0.1).collect();
+        assert!(clearly_better(&scores(&better), &scores(&worse)));
+        assert!(!clearly_better(&scores(&worse), &scores(&better)));
+        // The same scores on different samples: no longer a difference the option makes.
+        let mut shuffled = better.clone();
+        shuffled.rotate_left(1);
+        assert!(!clearly_better(&scores(&shuffled), &scores(&worse)));
+    }
+
+    /// A sample played by one option only (the rules failed on it for the other) is not
+    /// compared, and one or two samples that happen to agree are not a certainty.
+    #[test]
+    fn a_few_agreeing_samples_are_not_enough() {
+        assert!(!clearly_better(&scores(&[1.0]), &scores(&[0.0])));
+        assert!(!clearly_better(&[Some(1.0), None], &[Some(0.0), Some(0.0)]));
+        assert!(clearly_better(&scores(&[1.0, 1.0, 1.0]), &scores(&[0.0, 0.0, 0.0])));
+        assert!(!clearly_better(&scores(&[0.6, 0.6, 0.6]), &scores(&[0.5, 0.5, 0.5])));
+    }
+
+    #[test]
+    fn a_mean_counts_the_samples_played() {
+        assert_eq!(mean(&[Some(1.0), None, Some(0.0), Some(0.5)]), 0.5);
+        assert_eq!(mean(&[None]), 0.0);
     }
 }

@@ -448,15 +448,7 @@ impl SearchAgent {
                     }
                 }
             }
-            if candidates.len() > 2 {
-                let keep = candidates.len().div_ceil(2);
-                candidates.sort_by(|&a, &b| mean(&scores[b]).total_cmp(&mean(&scores[a])).then(a.cmp(&b)));
-                let dropped_prior = prior.is_some_and(|p| candidates[keep..].contains(&p));
-                candidates.truncate(keep);
-                if let Some(p) = prior.filter(|_| dropped_prior) {
-                    candidates.push(p);
-                }
-            }
+            halve(&mut candidates, &scores, prior);
         }
         // The best mean (ties: the first listed). The search improves on the rollout agent's
         // answer rather than replacing it: another option is played only when it did clearly
@@ -522,6 +514,19 @@ impl SearchAgent {
             }
         }
     }
+}
+
+/// Drops the worse half of the options still in by their mean (down to two; ties: the later
+/// listed go), keeping the rollout agent's answer (`prior`) whatever its mean.
+fn halve(candidates: &mut Vec<usize>, scores: &[Vec<Option<f64>>], prior: Option<usize>) {
+    if candidates.len() <= 2 {
+        return;
+    }
+    let keep = candidates.len().div_ceil(2);
+    candidates.sort_by(|&a, &b| mean(&scores[b]).total_cmp(&mean(&scores[a])).then(a.cmp(&b)));
+    let dropped_prior = prior.filter(|p| candidates[keep..].contains(p));
+    candidates.truncate(keep);
+    candidates.extend(dropped_prior);
 }
 
 /// The mean of an option's scores over the samples it was played on (0 for none).
@@ -904,6 +909,23 @@ mod tests {
         assert!(!clearly_better(&[Some(1.0), None], &[Some(0.0), Some(0.0)]));
         assert!(clearly_better(&scores(&[1.0, 1.0, 1.0]), &scores(&[0.0, 0.0, 0.0])));
         assert!(!clearly_better(&scores(&[0.6, 0.6, 0.6]), &scores(&[0.5, 0.5, 0.5])));
+    }
+
+    /// Each round keeps the better half, and the rollout agent's answer whatever it scored.
+    #[test]
+    fn halving_keeps_the_better_half_and_the_rollout_agents_answer() {
+        let scores: Vec<Vec<Option<f64>>> = [0.1, 0.9, 0.5, 0.7, 0.3].iter().map(|&s| vec![Some(s)]).collect();
+        let mut candidates = vec![0, 1, 2, 3, 4];
+        halve(&mut candidates, &scores, None);
+        assert_eq!(candidates, [1, 3, 2]);
+        let mut candidates = vec![0, 1, 2, 3, 4];
+        halve(&mut candidates, &scores, Some(0));
+        assert_eq!(candidates, [1, 3, 2, 0]);
+        halve(&mut candidates, &scores, Some(0));
+        assert_eq!(candidates, [1, 3, 0]);
+        let mut two = vec![4, 0];
+        halve(&mut two, &scores, None);
+        assert_eq!(two, [4, 0]);
     }
 
     #[test]

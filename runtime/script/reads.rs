@@ -40,6 +40,10 @@ pub(crate) enum Read {
     Phase,
     /// How many prompts are pending.
     Prompts,
+    /// How the game ended, if it has.
+    Outcome,
+    /// The game's clock.
+    Clock,
 }
 
 /// The reads of the calls running on this thread, innermost last.
@@ -192,5 +196,7 @@ fn value(defs: &Defs, state: &State, read: Read, out: &mut Vec<i64>, pieces: &mu
         Read::Players => out.push(i64::from(state.players)),
         Read::Phase => out.push(i64::from(state.phase)),
         Read::Prompts => out.push(state.prompts.len() as i64),
+        Read::Outcome => out.push(state.outcome.map_or(-1, i64::from)),
+        Read::Clock => out.push(state.clock),
     }
 }

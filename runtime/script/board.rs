@@ -113,6 +113,12 @@ pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: 
 /// that any reachable piece matches (goals in order of preference), as `[first step, target]`,
 /// or `()` if none is reachable. Only pieces `seat` can see are walked through (all of them for
 /// `None`); links are followed in the order given.
+///
+/// With `noting`, it notes what it reads for a remembered call (`reads.rs`): the zone of every
+/// piece it walks through, with that zone's pieces and their properties. That covers the links
+/// it follows and what the goals test (properties of the pieces reached), and where each of
+/// those pieces lies; a piece it does not reach matters only once a link of one it reaches
+/// changes.
 pub(super) fn nearest(
     defs: &Defs,
     state: &State,
@@ -120,6 +126,7 @@ pub(super) fn nearest(
     links: &[ImmutableString],
     goals: &[Filter],
     seat: Option<SeatId>,
+    noting: bool,
 ) -> Dynamic {
     // The walk's lists are kept from one call to the next (agents ask for the nearest goal at
     // every decision): taken out for the call (a call within it would find fresh ones) and put
@@ -136,10 +143,16 @@ pub(super) fn nearest(
     seen[from as usize] = true;
     let mut next_to_visit = 0;
     let mut here = from;
+    // The zone noted last: a board's pieces mostly lie in one zone, noted once.
+    let mut noted: Option<ZoneId> = None;
     // The links' slots within each kind of piece met, looked up once per kind.
     let mut link_slots: Vec<(u16, Vec<Option<usize>>)> = Vec::new();
     loop {
         let step_to_here = if here == from { None } else { Some(reached[next_to_visit - 1].1) };
+        if noting && noted != Some(state.zone_of(here)) {
+            noted = Some(state.zone_of(here));
+            super::reads::note(super::reads::Read::Zone(state.zone_of(here)));
+        }
         let piece = &defs.pieces[here as usize];
         let slots = match link_slots.iter().position(|(k, _)| *k == piece.kind) {
             Some(i) => i,

@@ -395,13 +395,13 @@ pub(super) fn register(engine: &mut Registry) {
         g.scan()?;
         let p = g.piece(from)?;
         let goals = [Filter::new(&g.defs, &goal)?];
-        Ok(nearest(&g.defs, &g.state(), p, &link_names(&links)?, &goals, None))
+        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None, true))
     });
     engine.register_fn("nearest", |g: &mut GameApi, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
         g.scan()?;
         let p = g.piece(from)?;
         let goals = filters(&g.defs, &goals)?;
-        Ok(nearest(&g.defs, &g.state(), p, &link_names(&links)?, &goals, None))
+        Ok(nearest(&g.defs, &g.state.borrow(), p, &link_names(&links)?, &goals, None, true))
     });
     engine.register_fn("linked", |g: &mut GameApi, from: i64, links: Array| -> RhaiResult<Array> {
         g.scan()?;
@@ -554,13 +554,13 @@ pub(super) fn register(engine: &mut Registry) {
         }
         Ok(())
     });
-    engine.register_fn("is_over", |g: &mut GameApi| g.state().outcome.is_some());
+    engine.register_fn("is_over", |g: &mut GameApi| g.read(Read::Outcome).outcome.is_some());
     // Prompts opened and not answered yet: a hook that goes on with a chain of prompts (a
     // combat answered in turn across seats) checks that none is still waiting.
     engine.register_fn("prompts", |g: &mut GameApi| g.read(Read::Prompts).prompts.len() as i64);
     engine.register_fn("team", |g: &mut GameApi, seat: &str| -> RhaiResult<Dynamic> { team_of(&g.defs, seat) });
     engine.register_fn("phase", |g: &mut GameApi| g.defs.phase_names[g.read(Read::Phase).phase as usize].clone());
-    engine.register_fn("clock", |g: &mut GameApi| g.state().clock);
+    engine.register_fn("clock", |g: &mut GameApi| g.read(Read::Clock).clock);
     // Narration: a line told to every seat, or to some seats (a name or a list of names).
     engine.register_fn("say", |g: &mut GameApi, text: &str| -> RhaiResult<()> { say(g, u32::MAX, text) });
     engine.register_fn("say", |g: &mut GameApi, seat: &str, text: &str| -> RhaiResult<()> {

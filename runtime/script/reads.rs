@@ -40,6 +40,10 @@ pub(crate) enum Read {
     Phase,
     /// How many prompts are pending.
     Prompts,
+    /// How the game ended, if it has.
+    Outcome,
+    /// The game's clock.
+    Clock,
 }
 
 /// The reads of the calls running on this thread, innermost last.
@@ -115,16 +119,26 @@ pub(crate) fn open() -> Opened {
     })
 }
 
-/// Ends a call begun with [`open`]: its reads (sorted, each once), or `None` if it was spoiled.
-/// The reads stay noted for the calls around it.
-pub(crate) fn close(call: Opened) -> Option<Box<[Read]>> {
+/// What a call read (see [`close`]).
+pub(crate) struct Closed {
+    /// Its reads, sorted, each once.
+    pub(crate) reads: Box<[Read]>,
+    /// How many reads the natives it called noted, repeats included: about how many of them
+    /// it called that read the game (what running it costs besides its operations).
+    pub(crate) noted: usize,
+}
+
+/// Ends a call begun with [`open`]: what it read, or `None` if it was spoiled. The reads stay
+/// noted for the calls around it.
+pub(crate) fn close(call: Opened) -> Option<Closed> {
     RECORDER.with_borrow_mut(|r| {
         r.open -= 1;
         let reads = (r.spoils == call.spoils).then(|| {
             let mut reads = r.reads[call.start..].to_vec();
+            let noted = reads.len();
             reads.sort_unstable();
             reads.dedup();
-            reads.into_boxed_slice()
+            Closed { reads: reads.into_boxed_slice(), noted }
         });
         if r.open == 0 {
             r.reads.clear();
@@ -182,5 +196,7 @@ fn value(defs: &Defs, state: &State, read: Read, out: &mut Vec<i64>, pieces: &mu
         Read::Players => out.push(i64::from(state.players)),
         Read::Phase => out.push(i64::from(state.phase)),
         Read::Prompts => out.push(state.prompts.len() as i64),
+        Read::Outcome => out.push(state.outcome.map_or(-1, i64::from)),
+        Read::Clock => out.push(state.clock),
     }
 }

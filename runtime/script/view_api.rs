@@ -211,12 +211,12 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
         let p = v.seen(from)?;
         let goals = [Filter::new(&v.defs, &goal)?.seen_by(v.seat)];
-        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
+        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat), false))
     });
     engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
         let p = v.seen(from)?;
         let goals: Vec<Filter> = filters(&v.defs, &goals)?.into_iter().map(|f| f.seen_by(v.seat)).collect();
-        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat)))
+        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat), false))
     });
     engine.register_fn("linked", |v: &mut SeatView, from: i64, links: Array| -> RhaiResult<Array> {
         let p = v.seen(from)?;

@@ -105,8 +105,9 @@ fn mistakes_are_errors_and_a_failed_lay_changes_nothing() {
 fn grid_natives_in_remembered_calls_see_every_change() {
     // e at (2, -1), blue: (2, 0) touches b and e, neither red; two cells have 2 sides. e turned
     // red: (2, 0) touches a red square. e moved to (3, -1): (2, -1) is empty, (2, 0) touches b
-    // alone (blue), and no cell has 2 sides. e back as it was: as at first.
-    assert_eq!(notes()[28], r#"remembered ["e", false, 2, true, "-", false, 0, "e", false, 2]"#);
+    // alone (blue), and no cell has 2 sides. e back as it was: as at first. The nearest red
+    // square from c is d (beside it), a once d is blue, and d again once it is red.
+    assert_eq!(notes()[28], r#"remembered ["e", false, 2, true, "-", false, 0, "e", false, 2, "d", "a", "d"]"#);
 }
 
 #[test]

@@ -948,10 +948,10 @@ fn lent_game(c: &Ctx, lendable: &[Option<usize>], lent: u8) -> Option<usize> {
 /// What a call given the `game` (in the caller's `slot`) read of it, with the values now (the
 /// call changed nothing, or it would not be remembered) and the engine work it counted (from
 /// `before`).
-fn read_values(c: &Ctx, slot: usize, what: Box<[reads::Read]>, before: u64) -> Option<super::memo::Read> {
+fn read_values(c: &Ctx, slot: usize, what: reads::Closed, before: u64) -> Option<super::memo::Read> {
     let g = c.stack[c.base + slot].read_lock::<GameApi>()?;
     let mut values = Vec::new();
-    reads::values(&g.defs, &g.state.borrow(), &what, &mut values);
+    reads::values(&g.defs, &g.state.borrow(), &what.reads, &mut values);
     let work = g.work.get().saturating_sub(before);
-    Some(super::memo::Read { what, values: values.into_boxed_slice(), work })
+    Some(super::memo::Read { what: what.reads, values: values.into_boxed_slice(), work, noted: what.noted })
 }

@@ -42,6 +42,9 @@ struct Entry {
     depth: usize,
     /// What the call read of the game, and the values it found (a call given the `game`).
     reads: Option<Read>,
+    /// For a call given the `game`: what giving its result back saves against running it, in
+    /// rough instructions (negative where the look-up costs more; see [`cost`]).
+    saves: i64,
 }
 
 /// What a call given the `game` handle read of it (see `script/reads.rs`).
@@ -50,6 +53,8 @@ pub(super) struct Read {
     pub(super) values: Box<[i64]>,
     /// The work its natives counted against the engine's allowance (`MAX_ENGINE_WORK`).
     pub(super) work: u64,
+    /// How many reads its natives noted, repeats included (see `reads::Closed`).
+    pub(super) noted: usize,
 }
 
 /// The game a call was given, to compare what it read with: its definitions, its state, and
@@ -65,17 +70,49 @@ pub(super) struct Seen<'a> {
 pub(super) struct Memo {
     table: RefCell<FxHashMap<u64, Vec<Entry>>>,
     entries: std::cell::Cell<usize>,
-    /// For each function, its calls given the game looked up, and how many were given a
-    /// result back (see [`Memo::worth_trying`]).
-    tried: RefCell<Vec<(u64, u64)>>,
+    /// For each function, its calls given the game looked up, and what remembering them has
+    /// gained so far (see [`Memo::worth_trying`]).
+    tried: RefCell<Vec<Trial>>,
 }
 
 /// Calls given the game of a function looked up before it is judged (see [`Memo::worth_trying`]).
 const TRIAL_CALLS: u64 = 64;
-/// After the trial, a function's calls given the game go on being remembered while at least one
-/// look-up in this many gives a result back: a miss (noting what the call reads, keeping it)
-/// costs about what a hit saves in a small function.
-const LOOKUPS_PER_HIT: u64 = 3;
+
+/// A function's calls given the game looked up so far, and what remembering them gained: what
+/// the hits saved less what the look-ups and the keeping cost, in rough instructions.
+#[derive(Clone, Copy, Default)]
+struct Trial {
+    lookups: u64,
+    gain: i64,
+}
+
+/// What remembering a call given the game costs and saves, in rough instructions (only the
+/// speed depends on them). Running the call costs its operations and the natives it calls that
+/// read the game, each looking at what it notes; a look-up hashes and compares the arguments,
+/// reads the same values again to compare them, and clones the result; a miss besides notes the
+/// reads while the call runs, takes their values and keeps a copy of the result. A function of
+/// a statement or two that reads a hand and gives back a map (`held_items`: one `tally`) saves
+/// a little at a hit and costs more at a miss: unless its answers nearly always stand, it is
+/// run. The constants were set by measuring whole games with cachegrind, not each function (a
+/// native such as `count` notes a whole zone and looks at less of it).
+mod cost {
+    /// An operation of compiled code (a statement or a call, with the expressions in it).
+    pub(super) const OPERATION: i64 = 100;
+    /// A native that reads the game, besides the values it reads: its arguments converted, the
+    /// names it is given looked up, its result built.
+    pub(super) const NATIVE: i64 = 100;
+    /// One value of what a call read of the game (a piece, a face, a property...), looked at
+    /// by a native (a filter tested on a piece, a count kept).
+    pub(super) const READ: i64 = 6;
+    /// One value of what a call read of the game, taken or compared again.
+    pub(super) const VALUE: i64 = 4;
+    /// A look-up: the arguments hashed and compared, the reads listed again.
+    pub(super) const LOOKUP: i64 = 120;
+    /// An item of a list or a map in a result, cloned.
+    pub(super) const ITEM: i64 = 20;
+    /// A read noted, sorted and kept while a call to remember runs.
+    pub(super) const NOTE: i64 = 15;
+}
 
 /// What a call's limits were when it looked its result up: the caller adds the operations a
 /// remembered call counted, if they fit.
@@ -130,23 +167,25 @@ impl Memo {
         Some(h.finish())
     }
 
-    /// Whether calls of `function` given the game are worth remembering: a function whose
-    /// answers rarely stand (what it reads changes from one call to the next) is run each time
-    /// after a trial of [`TRIAL_CALLS`] calls. Only the speed depends on it.
+    /// Whether calls of `function` given the game are worth remembering: after a trial of
+    /// [`TRIAL_CALLS`] look-ups, a function is run each time unless remembering it has gained
+    /// more than it cost (see [`cost`]): one whose answers rarely stand (what it reads changes
+    /// from one call to the next), and one so cheap that a look-up costs about what running it
+    /// does. Only the speed depends on it.
     pub(super) fn worth_trying(&self, function: usize) -> bool {
         let tried = self.tried.borrow();
-        let (calls, hits) = tried.get(function).copied().unwrap_or((0, 0));
-        calls < TRIAL_CALLS || hits * LOOKUPS_PER_HIT >= calls
+        let trial = tried.get(function).copied().unwrap_or_default();
+        trial.lookups < TRIAL_CALLS || trial.gain >= 0
     }
 
-    /// Counts a look-up of a call of `function` given the game, and whether it was a hit.
-    fn tried(&self, function: usize, hit: u64) {
+    /// Counts what a look-up of a call of `function` given the game gained (a hit) or cost.
+    fn tried(&self, function: usize, lookup: bool, gain: i64) {
         let mut tried = self.tried.borrow_mut();
         if tried.len() <= function {
-            tried.resize(function + 1, (0, 0));
+            tried.resize(function + 1, Trial::default());
         }
-        tried[function].0 += 1;
-        tried[function].1 += hit;
+        tried[function].lookups += u64::from(lookup);
+        tried[function].gain = tried[function].gain.saturating_add(gain);
     }
 
     /// The remembered result of `function` on `args` (under `key`); `game` is the game a call
@@ -157,7 +196,7 @@ impl Memo {
             table.get(&key).and_then(|v| v.iter().find(|e| e.function == function && same(&e.args, args)))
         else {
             if game.is_some() {
-                self.tried(function, 0);
+                self.tried(function, true, -cost::LOOKUP);
             }
             return if self.entries.get() < MAX_ENTRIES { Lookup::Absent } else { Lookup::Run };
         };
@@ -166,10 +205,10 @@ impl Memo {
             (Some(read), Some(game)) => {
                 if !reads::unchanged(game.defs, game.state, &read.what, &read.values) {
                     // The game changed under it: run it, and remember it anew.
-                    self.tried(function, 0);
+                    self.tried(function, true, -cost::LOOKUP - cost::VALUE * read.values.len() as i64);
                     return Lookup::Absent;
                 }
-                self.tried(function, 1);
+                self.tried(function, true, entry.saves);
                 if game.work + read.work > crate::script::MAX_ENGINE_WORK {
                     return Lookup::Run;
                 }
@@ -199,7 +238,18 @@ impl Memo {
         depth: usize,
         reads: Option<Read>,
     ) {
-        let entry = Entry { function, args, result: result.clone(), ops, depth, reads };
+        let mut saves = 0;
+        if let Some(read) = &reads {
+            let sizes = super::ctx::data_sizes(result);
+            let (values, noted) = (read.values.len() as i64, read.noted as i64);
+            let items = cost::ITEM * (sizes.arrays + sizes.maps) as i64;
+            let ops = ops.min(crate::script::MAX_OPERATIONS) as i64;
+            let run = cost::OPERATION * ops + cost::NATIVE * noted + cost::READ * values;
+            saves = run - (cost::LOOKUP + cost::VALUE * values + items);
+            // Remembering it cost the reads noted, their values taken and the result kept.
+            self.tried(function, false, -(cost::NOTE * noted + cost::VALUE * values + items));
+        }
+        let entry = Entry { function, args, result: result.clone(), ops, depth, reads, saves };
         let mut table = self.table.borrow_mut();
         let calls = table.entry(key).or_default();
         match calls.iter_mut().find(|e| e.function == function && same(&e.args, &entry.args)) {
@@ -228,4 +278,59 @@ fn same(a: &[Dynamic], b: &[Dynamic]) -> bool {
                 }
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Calls `function` `n` times with the same arguments, looked up and remembered as the
+    /// compiled code does, on a game whose player count goes 2, 2, 3, 3, 2, 2...: a call of
+    /// `ops` operations that reads `values` values of the game (with one native) and gives back
+    /// `result`, whose answer stands every other call. How many were given back.
+    fn calls(memo: &Memo, function: usize, ops: u64, values: usize, result: &Dynamic, n: usize) -> usize {
+        let defs = Defs::default();
+        let games = [State::initial(&defs, 2, 1), State::initial(&defs, 3, 1)];
+        let args = [Dynamic::UNIT, Dynamic::from("red")];
+        let mut given = 0;
+        for call in 0..n {
+            if !memo.worth_trying(function) {
+                continue;
+            }
+            let state = &games[call / 2 % 2];
+            let seen = Seen { defs: &defs, state, work: 0 };
+            let key = Memo::key(function, &args, 1).expect("plain arguments");
+            match memo.get(key, function, &args, &Limits { ops: 0, level: 0 }, Some(&seen)) {
+                Lookup::Hit(_) => given += 1,
+                Lookup::Absent => {
+                    let what: Box<[reads::Read]> = vec![reads::Read::Players; values].into();
+                    let mut now = Vec::new();
+                    reads::values(&defs, state, &what, &mut now);
+                    let read = Read { what, values: now.into(), work: 0, noted: 1 };
+                    memo.put(key, function, args.clone().into(), result, ops, 0, Some(read));
+                }
+                Lookup::Run => {}
+            }
+        }
+        given
+    }
+
+    #[test]
+    fn a_function_is_remembered_only_where_its_hits_save_more_than_its_look_ups_cost() {
+        // What a hand holds, item by item: a map of five counts.
+        let hand: rhai::Map =
+            ["wood", "spoon", "rope", "knife", "key"].into_iter().map(|k| (k.into(), Dynamic::from_int(1))).collect();
+        let hand = Dynamic::from_map(hand);
+        let memo = Memo::default();
+        // Like `held_items`: one statement, one `tally` of a hand of 40 values, whose answer
+        // stands every other call (a hit saves the statement, a miss costs the hand read
+        // twice more and the map cloned): it is run after its trial.
+        let cheap = calls(&memo, 0, 2, 40, &hand, 200);
+        assert!(!memo.worth_trying(0));
+        assert_eq!(cheap, TRIAL_CALLS as usize / 2);
+        // The same reads and result behind fifty operations: remembered for good.
+        let dear = calls(&memo, 1, 50, 40, &hand, 200);
+        assert!(memo.worth_trying(1));
+        assert_eq!(dear, 100);
+    }
 }

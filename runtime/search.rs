@@ -470,7 +470,7 @@ impl SearchAgent {
     /// budget (in the order listed).
     fn candidates(&mut self, arms: usize, prior: Option<usize>, budget: u32) -> Vec<usize> {
         let mut others: Vec<usize> = (0..arms).filter(|&a| Some(a) != prior).collect();
-        let room = (budget as usize).saturating_sub(usize::from(prior.is_some())).max(1);
+        let room = (budget as usize).saturating_sub(usize::from(prior.is_some()));
         while others.len() > room {
             let drop = self.rng.below(others.len() as u64) as usize;
             others.remove(drop);

@@ -803,6 +803,14 @@ fn score(game: &Game, seat: SeatId) -> Result<f64, Error> {
     }
 }
 
+/// The ruleset's estimate of `seat`'s chance to win `game`, in percent (`[game] evaluate`), as the
+/// search scores a playout it cuts short; `None` when the ruleset has no evaluation. For designers'
+/// tests of their evaluation, and tools that show it.
+pub fn evaluate(game: &Game, seat: SeatId) -> Result<Option<i64>, Error> {
+    let rules = game.rules();
+    rules.evaluate.map(|hook| estimate(rules, hook, game, seat)).transpose()
+}
+
 /// The ruleset's estimate (`[game] evaluate`, the function `hook`) of `seat`'s chance to win
 /// `game`, in percent: the function is given the seat's view, as a script agent is, so it reads
 /// nothing the seat may not see. Anything but a whole number from 0 to 100 is an error pointing

@@ -110,8 +110,8 @@ pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: 
 
 /// Breadth-first search from piece `from` over piece-valued properties `links` (a board made of
 /// pieces, such as tiles laid during play): the nearest other piece matching the first of `goals`
-/// that any reachable piece matches (goals in order of preference), as `[first step, target]`,
-/// or `()` if none is reachable. Only pieces `seat` can see are walked through (all of them for
+/// that any reachable piece matches (goals in order of preference), as `[first step, target,
+/// steps]` (the steps from `from` to the target: how far it is), or `()` if none is reachable. Only pieces `seat` can see are walked through (all of them for
 /// `None`); links are followed in the order given.
 ///
 /// With `noting`, it notes what it reads for a remembered call (`reads.rs`): the zone of every
@@ -136,7 +136,8 @@ pub(super) fn nearest(
     }
     let (mut reached, mut seen) = WALK.take();
     // One walk serves every goal: the order in which pieces are reached does not depend on what
-    // is looked for. `reached` lists them nearest first, each with its first step.
+    // is looked for. `reached` lists them nearest first, each with its first step and its
+    // distance in steps.
     reached.clear();
     seen.clear();
     seen.resize(defs.pieces.len(), false);
@@ -148,7 +149,8 @@ pub(super) fn nearest(
     // The links' slots within each kind of piece met, looked up once per kind.
     let mut link_slots: Vec<(u16, Vec<Option<usize>>)> = Vec::new();
     loop {
-        let step_to_here = if here == from { None } else { Some(reached[next_to_visit - 1].1) };
+        let (step_to_here, steps_to_here) =
+            if here == from { (None, 0) } else { (Some(reached[next_to_visit - 1].1), reached[next_to_visit - 1].2) };
         if noting && noted != Some(state.zone_of(here)) {
             noted = Some(state.zone_of(here));
             super::reads::note(super::reads::Read::Zone(state.zone_of(here)));
@@ -176,26 +178,28 @@ pub(super) fn nearest(
                 continue;
             }
             seen[next as usize] = true;
-            reached.push((next, step_to_here.unwrap_or(next)));
+            reached.push((next, step_to_here.unwrap_or(next), steps_to_here + 1));
         }
-        let Some(&(piece, _)) = reached.get(next_to_visit) else { break };
+        let Some(&(piece, _, _)) = reached.get(next_to_visit) else { break };
         next_to_visit += 1;
         here = piece;
     }
-    let found = goals.iter().find_map(|goal| reached.iter().find(|&&(p, _)| goal.matches(defs, state, p)));
+    let found = goals.iter().find_map(|goal| reached.iter().find(|&&(p, _, _)| goal.matches(defs, state, p)));
     let result = match found {
-        Some(&(target, step)) => {
-            Dynamic::from_array(vec![Dynamic::from_int(i64::from(step)), Dynamic::from_int(i64::from(target))])
-        }
+        Some(&(target, step, steps)) => Dynamic::from_array(vec![
+            Dynamic::from_int(i64::from(step)),
+            Dynamic::from_int(i64::from(target)),
+            Dynamic::from_int(i64::from(steps)),
+        ]),
         None => Dynamic::UNIT,
     };
     WALK.set((reached, seen));
     result
 }
 
-/// The lists of [`nearest`]'s walk: the pieces reached, each with its first step, and which
-/// pieces were seen.
-type Walk = (Vec<(PieceId, PieceId)>, Vec<bool>);
+/// The lists of [`nearest`]'s walk: the pieces reached, each with its first step and its
+/// distance in steps, and which pieces were seen.
+type Walk = (Vec<(PieceId, PieceId, u32)>, Vec<bool>);
 
 /// The pieces piece `from` links to through its piece-valued properties `links`, in that order,
 /// leaving out links that are unset (and pieces `seat` cannot see). A name that is not a

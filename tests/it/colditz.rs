@@ -465,3 +465,32 @@ fn two_escape_officers_trade_while_a_third_is_on_turn_but_not_in_the_security_of
         assert!(options_of(&german_turn, seat).is_empty(), "{seat} may not trade in the Security Officer's turn");
     }
 }
+
+/// The search agent's evaluation (`progress` in agent.rhai, `[game] evaluate`) follows "6. Scoring
+/// & End Game" ("First Escape Officer to get two of their POWs to escape targets wins", else the
+/// Security Officer): in equipment-kit-and-escape.log the American's estimate rises as
+/// american_5 walks the east path out to its target and again when it escapes (one of the two
+/// POWs the American needs), and the Security Officer's falls as the American's rises.
+#[test]
+fn the_evaluation_rises_as_a_pow_nears_its_escape_and_escapes() {
+    use tabula::search::evaluate;
+    let log = "equipment-kit-and-escape.log";
+    let estimates = |game: &Game| {
+        let german = evaluate(game, 0).expect("evaluates").expect("colditz has an evaluation");
+        let american = evaluate(game, 1).expect("evaluates").expect("colditz has an evaluation");
+        (american, german)
+    };
+    let outside = estimates(&replay_before(log, "american: move american_5 out_e2"));
+    let at_the_target = estimates(&replay_before(log, "american: move american_5 target_e"));
+    let escaped = estimates(&replay_until(log, "american: move american_5 target_e"));
+    assert_eq!(count(&replay_until(log, "american: move american_5 target_e"), "escaped.american"), 1);
+    assert!(
+        outside.0 < at_the_target.0 && at_the_target.0 < escaped.0,
+        "american: {outside:?} {at_the_target:?} {escaped:?}"
+    );
+    assert!(
+        outside.1 > at_the_target.1 && at_the_target.1 > escaped.1,
+        "german: {outside:?} {at_the_target:?} {escaped:?}"
+    );
+    assert!(escaped.0 > 50, "one POW out of two is more than half the race: {escaped:?}");
+}

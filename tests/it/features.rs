@@ -211,11 +211,12 @@ fn script_helpers_search_lists_pick_dice_walk_links_rank_and_cross_lines() {
             "index_of [2, 1, -1, -1]",
             // spot_3 shows 2, spot_1 shows 0, nothing else shows 0, spot_2 shows 1.
             r#"pick ["spot_3", "spot_1", "spot_2"]"#,
-            // The first goal wins even when the second is nearer: first step, then target.
-            r#"nearest ["spot_2", "spot_3"]"#,
-            // A goal no piece matches gives way to the next.
-            r#"nearest ["spot_2", "spot_2"]"#,
-            r#"nearest ["spot_2", "spot_2"]"#,
+            // The first goal wins even when the second is nearer: first step, target, and the
+            // steps to it (spot_1 -> spot_2 -> spot_3).
+            r#"nearest ["spot_2", "spot_3"] in 2"#,
+            // A goal no piece matches gives way to the next, one step away.
+            r#"nearest ["spot_2", "spot_2"] in 1"#,
+            r#"nearest ["spot_2", "spot_2"] in 1"#,
             "nearest ",
             // Best first; names tied on every key share a group, in the map's (sorted) order.
             r#"rank [["gold"], ["blue"], ["green", "red"]]"#,

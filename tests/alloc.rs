@@ -112,3 +112,19 @@ fn listing_and_checking_options_allocate_nothing() {
     }
     assert!(decisions > GAMES * 50, "{decisions} decisions");
 }
+
+/// A script function that never changes its parameter is lent the caller's list or map, not a
+/// copy (`lend` in `script/compile/expr.rs`): tests/fixtures/lending hands a list of 100 items
+/// and a map to two such functions a thousand times at setup. Copies would cost at least one
+/// allocation a call (2,000 in all).
+#[test]
+fn a_list_or_map_a_function_only_reads_is_lent_not_copied() {
+    let rules = Rc::new(tabula::load("tests/fixtures/lending", &LoadOptions::default()).expect("the probe loads"));
+    let before = allocations();
+    let game = Game::new(rules.clone(), 1, 1).expect("the setup runs");
+    let during = allocations() - before;
+    let total = rules.counter("total").expect("counter");
+    // 1,000 x (0 + 1 + ... + 99 = 4,950, and 3 for "c").
+    assert_eq!(game.state().counter(total), 1000 * (4950 + 3));
+    assert!(during < 500, "{during} allocations for 2,000 calls");
+}

@@ -24,7 +24,7 @@ enum Step {
     /// where its `[` is.
     Index(Eval, Position, Position),
     /// `.name(args)`: a script function with `this`, or a native taking the target first.
-    Method { site: NativeSite, script: Option<usize>, args: Vec<Eval> },
+    Method { site: NativeSite, script: Option<usize>, args: Vec<Eval>, name: ImmutableString },
 }
 
 impl Step {
@@ -67,7 +67,11 @@ impl FnCompiler<'_> {
             && let Expr::MethodCall(f, pos) = &x.rhs
         {
             let target = match &x.lhs {
-                Expr::Variable(v, _, _) => Some(Target::Slot(self.lookup(&v.1)?)),
+                Expr::Variable(v, _, _) => {
+                    let slot = self.lookup(&v.1)?;
+                    self.gives_to_native(slot, &f.name);
+                    Some(Target::Slot(slot))
+                }
                 Expr::ThisPtr(at) => Some(Target::This(*at)),
                 _ => None,
             };
@@ -83,7 +87,7 @@ impl FnCompiler<'_> {
         if let (Base::Slot(slot), [_]) = (&chain.base, chain.steps.as_slice()) {
             let slot = *slot;
             match chain.steps.pop() {
-                Some(Step::Method { site, script: None, args }) => {
+                Some(Step::Method { site, script: None, args, .. }) => {
                     return Ok(Box::new(move |c| {
                         let mark = c.stack.len();
                         push_args(c, &args)?;
@@ -167,6 +171,13 @@ impl FnCompiler<'_> {
                 if steps.iter().any(|s| matches!(s, Step::Method { script: Some(_), .. })) {
                     self.writes(slot);
                 }
+                // A native method may change the value it is called on, and with it the base's
+                // (`sit.held.remove(k)`): a parameter so changed is not lent (see `expr::lend`).
+                for step in &steps {
+                    if let Step::Method { script: None, name, .. } = step {
+                        self.gives_to_native(slot, name);
+                    }
+                }
                 Base::Slot(slot)
             }
             Expr::ThisPtr(pos) => Base::This(*pos),
@@ -221,7 +232,7 @@ impl FnCompiler<'_> {
                     return Err(iterator(&format!(".{name}")));
                 }
                 let site = self.native_site(&name, args.len() + 1, *pos);
-                Ok(Step::Method { site, script, args })
+                Ok(Step::Method { site, script, args, name })
             }
             _ => Err("it uses a chain the compiler does not cover".into()),
         }
@@ -349,7 +360,7 @@ fn walk(c: &mut Ctx, target: &mut Dynamic, steps: &[Step], at: usize, assign: Op
                 }
             }
         }
-        Step::Method { site, script, args } => {
+        Step::Method { site, script, args, .. } => {
             let n = args.len();
             let pos = site.pos;
             let value = match script {

@@ -40,6 +40,33 @@ pub(super) const KEYWORDS: &[&str] = &[
 /// left to Rhai, so that such a value never reaches compiled code.
 pub(super) const ITERATORS: &[&str] = &["range", "bits", "chars"];
 
+/// Natives that only read the target they are given by reference (`list.len()`, `x in list`,
+/// `m.keys()`): a parameter given to them stays unchanged, and may be lent (see `lend`). Any
+/// other native given a variable by reference may change it.
+const READING_NATIVES: &[&str] = &[
+    "contains",
+    "len",
+    "is_empty",
+    "keys",
+    "values",
+    "index_of",
+    "get",
+    "to_string",
+    "to_debug",
+    "type_of",
+    "starts_with",
+    "ends_with",
+    "sub_string",
+    "index_matching",
+];
+
+/// The parameters (bit k: parameter k, at most 8) of a function with `slots` slots (`this`
+/// first) outside `slot_set`, a bit set of slots.
+fn params_outside(slots: usize, slot_set: u64) -> u8 {
+    let params = slots.min(9);
+    (0..8).filter(|k| k + 1 < params && slot_set & (1 << (k + 1)) == 0).fold(0, |m, k| m | (1 << k))
+}
+
 /// What compiles one script function: the variables in scope (by slot) and what it calls.
 pub(super) struct FnCompiler<'a> {
     index: &'a HashMap<(ImmutableString, usize), usize>,
@@ -53,6 +80,10 @@ pub(super) struct FnCompiler<'a> {
     /// Slots the function may write (assignments, and method calls of script functions, whose
     /// `this` may be written), as a bit set over the first 64.
     written: u64,
+    /// Slots whose value the function may change in place: those it may write, and those it
+    /// gives by reference to a native that may change its target (`list.push(x)`,
+    /// `m.remove(k)`), as a bit set over the first 64.
+    changed: u64,
 }
 
 /// The natives a call might mean: tabula's of that name and arity, chosen by argument types at
@@ -92,7 +123,7 @@ impl<'a> FnCompiler<'a> {
         let mut names = vec![ImmutableString::from("this")];
         names.extend(params.iter().cloned());
         let max = names.len();
-        FnCompiler { index, natives, rules, names, max, callees: Vec::new(), written: 0 }
+        FnCompiler { index, natives, rules, names, max, callees: Vec::new(), written: 0, changed: 0 }
     }
 
     /// tabula's natives, which calls are compiled against.
@@ -133,13 +164,35 @@ impl<'a> FnCompiler<'a> {
         if slot >= 64 {
             self.written = u64::MAX;
         }
+        self.changes(slot);
+    }
+
+    /// Notes that the value in `slot` may be changed in place.
+    pub(super) fn changes(&mut self, slot: usize) {
+        self.changed |= 1u64.checked_shl(slot as u32).unwrap_or(0);
+        if slot >= 64 {
+            self.changed = u64::MAX;
+        }
+    }
+
+    /// Notes that `slot` is given by reference to the native `name`, which changes it unless it
+    /// only reads (see [`READING_NATIVES`]).
+    pub(super) fn gives_to_native(&mut self, slot: usize, name: &str) {
+        if !READING_NATIVES.contains(&name) {
+            self.changes(slot);
+        }
     }
 
     /// The parameters (by index, at most 8) the function never writes: a caller may lend it a
     /// handle for them instead of a copy (see `call`).
     pub(super) fn read_only_params(&self) -> u8 {
-        let params = self.max.min(9);
-        (0..8).filter(|k| k + 1 < params && self.written & (1 << (k + 1)) == 0).fold(0, |m, k| m | (1 << k))
+        params_outside(self.max, self.written)
+    }
+
+    /// The parameters (by index, at most 8) whose value the function never changes: a caller
+    /// may lend it a list or a map for them instead of a copy (see `call`).
+    pub(super) fn unchanged_params(&self) -> u8 {
+        params_outside(self.max, self.changed)
     }
 
     /// A new variable in scope: its slot.
@@ -298,8 +351,10 @@ impl<'a> FnCompiler<'a> {
         if let Some(index) = script {
             self.callees.push(index);
             let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
-            // Arguments that are plain variables may lend a handle (see `lend`); a variable
-            // given twice lends only to its first place.
+            // Arguments that are plain variables are read after the others are evaluated, as
+            // Rhai reads them (`f(list, list.pop())` gives `f` the list popped), and may lend a
+            // handle, a list or a map (see `lend`); a variable given twice is read so, and
+            // lends, only in its first place.
             let mut lendable: Vec<Option<usize>> = Vec::new();
             for (k, a) in f.args.iter().enumerate() {
                 let slot = match a {
@@ -311,15 +366,9 @@ impl<'a> FnCompiler<'a> {
             return Ok(Box::new(move |c| {
                 let base = c.stack.len();
                 c.stack.push(Dynamic::UNIT);
-                let read_only = c.prog().read_only_params(index);
-                let mut lent = 0u8;
                 for (k, a) in args.iter().enumerate() {
-                    if let Some(slot) = lendable[k]
-                        && read_only & (1 << k) != 0
-                        && crate::script::is_handle(c.slot(slot))
-                    {
+                    if lendable[k].is_some() {
                         c.stack.push(Dynamic::UNIT);
-                        lent |= 1 << k;
                         continue;
                     }
                     match a(c) {
@@ -330,11 +379,33 @@ impl<'a> FnCompiler<'a> {
                         }
                     }
                 }
+                let read_only = c.prog().read_only_params(index);
+                let unchanged = c.prog().unchanged_params(index);
+                let (mut lent, mut lent_values) = (0u8, 0u8);
+                for (k, from) in lendable.iter().enumerate() {
+                    let Some(slot) = *from else { continue };
+                    let v = c.slot(slot);
+                    let handle = read_only & (1 << k) != 0 && crate::script::is_handle(v);
+                    // (No value is shared between variables: closures are off, `no_closure`.)
+                    let value = !handle && unchanged & (1 << k) != 0 && (v.is_array() || v.is_map());
+                    if handle || value {
+                        lent |= 1 << k;
+                        lent_values |= u8::from(value) << k;
+                    } else {
+                        let copy = v.clone().flatten();
+                        c.stack[base + 1 + k] = copy;
+                    }
+                }
                 // Called with plain values only, the function's result is that of its last
                 // call with the same ones (see `memo.rs`); given the `game` too, while what
                 // that call read of the game is unchanged (`script/reads.rs`).
-                let game =
-                    if lent == 0 || !c.prog().memo.worth_trying(index) { None } else { lent_game(c, &lendable, lent) };
+                // A lent list or map is not in the arguments the memo would key on: such a call
+                // is run.
+                let game = if lent == 0 || lent_values != 0 || !c.prog().memo.worth_trying(index) {
+                    None
+                } else {
+                    lent_game(c, &lendable, lent)
+                };
                 let key = match (lent, game) {
                     (0, _) => Memo::key(index, &c.stack[base + 1..], 0),
                     (_, Some(_)) => Memo::key(index, &c.stack[base + 1..], lent),
@@ -416,6 +487,9 @@ impl<'a> FnCompiler<'a> {
             Some(Expr::ThisPtr(p)) => (Some(0), Some(*p)),
             _ => (None, None),
         };
+        if let Some(slot) = first_slot {
+            self.gives_to_native(slot, &name);
+        }
         // `count_where(game, "hand", #{ kind: "key" })` is the method call, written as a function.
         if let (Some(slot), None) = (first_slot, this_pos)
             && let Some(direct) = self.direct_call(super::direct::Target::Slot(slot), &name, &f.args[1..], pos)?
@@ -840,10 +914,14 @@ pub(super) fn with_refs<R>(
 }
 
 /// Lends the callee the handles (`game`, `view`) that plain variables pass to its read-only
-/// parameters, instead of copies: a handle's copy is a new box, and a parameter never written
-/// cannot tell a lent handle from a copy (the natives never change a handle itself). The
-/// arguments were evaluated with placeholders in the lent places (reading a variable has no
-/// effect); the handles are moved in after all of them, from the caller's slots.
+/// parameters, and the lists and maps they pass to parameters it never changes, instead of
+/// copies: a handle's copy is a new box, a list's or a map's copies every item, and a parameter
+/// never written (or, for a list or a map, never changed in place either) cannot tell what was
+/// lent from a copy (the natives never change a handle itself). The arguments were evaluated
+/// with placeholders in the lent places (reading a variable has no effect, and Rhai reads a
+/// variable argument after evaluating the others); the values are moved in after all of them,
+/// from the caller's slots, and moved back when the call returns (`give_back`), whatever it
+/// returned.
 fn lend(c: &mut Ctx, base: usize, lendable: &[Option<usize>], lent: u8) {
     for (k, from) in lendable.iter().enumerate() {
         if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {
@@ -853,7 +931,7 @@ fn lend(c: &mut Ctx, base: usize, lendable: &[Option<usize>], lent: u8) {
     }
 }
 
-/// Puts lent handles back in the caller's slots.
+/// Puts lent handles, lists and maps back in the caller's slots.
 fn give_back(c: &mut Ctx, lendable: &[Option<usize>], lent: u8) {
     for (k, from) in lendable.iter().enumerate() {
         if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {

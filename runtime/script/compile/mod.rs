@@ -69,6 +69,9 @@ struct Function {
     callees: Vec<usize>,
     /// The parameters it never writes (bit k: parameter k).
     read_only: u8,
+    /// The parameters whose value it never changes, in place or by assignment (bit k:
+    /// parameter k).
+    unchanged: u8,
 }
 
 /// A script function left to Rhai, and why.
@@ -125,6 +128,7 @@ impl Program {
                         slots: b.fc.max_slots(),
                         callees: b.fc.callees(),
                         read_only: b.fc.read_only_params(),
+                        unchanged: b.fc.unchanged_params(),
                         body: stmt::sequence(b.body),
                     }));
                     reasons.push(None);
@@ -185,6 +189,12 @@ impl Program {
     /// The parameters of compiled function `f` that it never writes (bit k: parameter k).
     pub(super) fn read_only_params(&self, f: usize) -> u8 {
         self.functions.get(f).and_then(Option::as_ref).map_or(0, |f| f.read_only)
+    }
+
+    /// The parameters of compiled function `f` whose value it never changes (bit k: parameter
+    /// k): a list or a map may be lent to them.
+    pub(super) fn unchanged_params(&self, f: usize) -> u8 {
+        self.functions.get(f).and_then(Option::as_ref).map_or(0, |f| f.unchanged)
     }
 
     /// Runs compiled function `f` as a hook, with its arguments, the way Rhai's `call_fn` would:

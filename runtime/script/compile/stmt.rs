@@ -5,7 +5,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 
 use rhai::{ASTFlags, BinaryExpr, Dynamic, EvalAltResult, Expr, Position, RangeCase, Stmt};
 
-use super::ctx::{Ctx, Res, release, set};
+use super::ctx::{Ctx, Res, pop_to, release, set};
 use super::expr::FnCompiler;
 use super::ops::{self, Op};
 use super::{C, Eval, Exec};
@@ -272,6 +272,19 @@ impl FnCompiler<'_> {
         // A literal list (`for tool in ["spoon", "pickaxe"]`) is walked where it lies: each
         // element is copied into the loop variable as from a copy of the list, without the copy.
         let listed = super::expr::literal(&flow.expr).and_then(|v| v.into_array().ok());
+        // A range written in the loop (`for i in 0..n`) is counted through without making the
+        // range, a value Rhai keeps in two boxes: its ends are evaluated, and where both are
+        // integers the loop counts from one to the other; otherwise Rhai's operator makes what
+        // it makes of them, as it would have.
+        let written_range = match &flow.expr {
+            Expr::FnCall(f, at)
+                if f.op_token.is_some() && f.args.len() == 2 && matches!(f.name.as_str(), ".." | "..=") =>
+            {
+                let ends = (self.expr(&f.args[0])?, self.expr(&f.args[1])?);
+                Some((ends, f.name == "..=", self.native_site(&f.name, 2, *at)))
+            }
+            _ => None,
+        };
         let iter_pos = flow.expr.start_position();
         let mark = self.mark();
         let counter = counter.as_ref().map(|c| self.declare(&c.name));
@@ -294,7 +307,26 @@ impl FnCompiler<'_> {
                 let end = each_value(c, list.iter().map(|v| v.clone().flatten()), &mut each)?;
                 return Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)));
             }
-            let obj = iterable(c)?.flatten();
+            let obj = match &written_range {
+                None => iterable(c)?.flatten(),
+                Some(((from, to), inclusive, site)) => {
+                    let (a, b) = (from(c)?.flatten(), to(c)?.flatten());
+                    if let (Ok(a), Ok(b)) = (a.as_int(), b.as_int()) {
+                        let end = if *inclusive {
+                            each_value(c, (a..=b).map(Dynamic::from_int), &mut each)?
+                        } else {
+                            each_value(c, (a..b).map(Dynamic::from_int), &mut each)?
+                        };
+                        return Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)));
+                    }
+                    let mark = c.stack.len();
+                    c.stack.push(a);
+                    c.stack.push(b);
+                    let made = site.call(c, None, mark);
+                    pop_to(&mut c.stack, mark);
+                    made?.flatten()
+                }
+            };
             let end = if obj.is_array() {
                 let array = obj.into_array().unwrap_or_default();
                 each_value(c, array.into_iter().map(Dynamic::flatten), &mut each)?

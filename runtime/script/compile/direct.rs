@@ -61,6 +61,25 @@ struct Prefixed {
     join: Join,
 }
 
+impl Prefixed {
+    /// The name's value at the call: the code after the `+` is computed and looked up in the
+    /// table; found there, the value is `()` and the name is given besides, else the value is
+    /// what the `+` gives.
+    fn compute(&self, c: &mut Ctx) -> Res<(Dynamic, Found<'_>)> {
+        let rest = (self.rest)(c)?.flatten();
+        let found = match (rest.as_immutable_string_ref(), rest.as_int()) {
+            (Ok(text), _) => self.table.text(&text),
+            (_, Ok(n)) => self.table.int(n),
+            _ => None,
+        };
+        if found.is_some() {
+            release(rest);
+            return Ok((Dynamic::UNIT, found));
+        }
+        Ok((self.join.run(c, rest)?.flatten(), None))
+    }
+}
+
 /// A name found in a prefix's table at the call: its id, and its whole name (for a call that
 /// goes the ordinary way, which is given the name as the `+` would have built it).
 type Found<'a> = Option<(u16, &'a ImmutableString)>;
@@ -196,6 +215,9 @@ impl FnCompiler<'_> {
         if direct.this.is_none() {
             match direct.codes.len() {
                 0 => return Ok(Some(Box::new(move |c| direct.call_literal(c)))),
+                1 if matches!(direct.given()[direct.codes[0]], Given::Prefixed(_)) => {
+                    return Ok(Some(Box::new(move |c| direct.call_one_prefixed(c))));
+                }
                 1 => return Ok(Some(Box::new(move |c| direct.call_one(c)))),
                 _ => {}
             }
@@ -311,25 +333,12 @@ impl DirectSite {
         self.call_ordinary(c, &mut computed, &found)
     }
 
-    /// The value of argument `k`'s code, flattened. A name written with a prefix is looked up
-    /// in the prefix's table first: found there, its value is `()` and the name is given
-    /// besides; else its value is what the `+` gives.
-    #[inline]
+    /// The value of argument `k`'s code, flattened, and for a name written with a prefix, the
+    /// name found in the prefix's table (see [`Prefixed::compute`]).
+    #[inline(always)]
     fn compute(&self, c: &mut Ctx, k: usize) -> Res<(Dynamic, Found<'_>)> {
         match &self.given()[k] {
-            Given::Prefixed(p) => {
-                let rest = (p.rest)(c)?.flatten();
-                let found = match (rest.as_immutable_string_ref(), rest.as_int()) {
-                    (Ok(text), _) => p.table.text(&text),
-                    (_, Ok(n)) => p.table.int(n),
-                    _ => None,
-                };
-                if found.is_some() {
-                    release(rest);
-                    return Ok((Dynamic::UNIT, found));
-                }
-                Ok((p.join.run(c, rest)?.flatten(), None))
-            }
+            Given::Prefixed(p) => p.compute(c),
             given => match given.code() {
                 Some(code) => Ok((code(c)?.flatten(), None)),
                 None => Ok((Dynamic::UNIT, None)),
@@ -351,8 +360,26 @@ impl DirectSite {
     /// `call` does without the loops over the computed arguments.
     fn call_one(&self, c: &mut Ctx) -> Res<Dynamic> {
         let k = self.codes[0];
-        let given = &self.given()[k];
+        let value = match self.given()[k].code() {
+            Some(code) => code(c)?.flatten(),
+            None => Dynamic::UNIT,
+        };
+        self.call_one_with(c, k, value, None)
+    }
+
+    /// [`DirectSite::call_one`] for a call whose one computed argument is a name written with a
+    /// prefix (`game.count("pool." + seat)`).
+    fn call_one_prefixed(&self, c: &mut Ctx) -> Res<Dynamic> {
+        let k = self.codes[0];
         let (value, found) = self.compute(c, k)?;
+        self.call_one_with(c, k, value, found)
+    }
+
+    /// The rest of a call with one argument computed: argument `k`'s value, or the name found
+    /// for it.
+    #[inline(always)]
+    fn call_one_with(&self, c: &mut Ctx, k: usize, value: Dynamic, found: Found) -> Res<Dynamic> {
+        let given = &self.given()[k];
         let result = {
             // A name computed at the call is lent where it lies.
             let name = match given {
@@ -387,7 +414,7 @@ impl DirectSite {
     /// Puts the value computed for argument `k` in its place among `args`, if it is of the type
     /// the forms take there (a name computed at the call is lent as `name`, one found in its
     /// prefix's table given by id).
-    #[inline]
+    #[inline(always)]
     fn fill<'a>(
         &'a self,
         k: usize,

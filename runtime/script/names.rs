@@ -117,7 +117,7 @@ impl Names {
 /// The declared names (of zones, counters or pieces) that begin with one prefix, by the rest of
 /// their text, so that a name a script writes `"pool." + seat` is found from `seat` alone: no
 /// string is built, and only the rest is compared, not hashed. A name whose rest is an integer
-/// as Rhai writes one (`"tunnel_" + 3` gives `tunnel_3`) is found from the integer too.
+/// as Rhai writes one (`"track_" + 3` gives `track_3`) is found from the integer too.
 pub(crate) struct ByRest {
     /// Each name's rest, id and whole name, ordered by the rest's length, then its bytes.
     texts: Vec<(Box<str>, u16, ImmutableString)>,
@@ -193,19 +193,18 @@ mod tests {
 
     #[test]
     fn names_are_found_by_what_follows_their_prefix() {
-        let names =
-            [("pool.red", 4), ("pool.blue", 7), ("pool", 1), ("tunnel_3", 9), ("tunnel_03", 2), ("pools.red", 5)];
+        let names = [("pool.red", 4), ("pool.blue", 7), ("pool", 1), ("track_3", 9), ("track_03", 2), ("pools.red", 5)];
         let pools = ByRest::new("pool.", names).expect("names begin with `pool.`");
         assert_eq!(pools.text("red").map(|(id, name)| (id, name.as_str())), Some((4, "pool.red")));
         assert_eq!(pools.text("blue").map(|(id, _)| id), Some(7));
         assert_eq!(pools.text("green"), None);
         assert_eq!(pools.text(""), None);
         assert_eq!(pools.int(3), None);
-        // Only `tunnel_3` is written as Rhai writes 3; `tunnel_03` is found by its text alone.
-        let tunnels = ByRest::new("tunnel_", names).expect("names begin with `tunnel_`");
-        assert_eq!(tunnels.int(3).map(|(id, _)| id), Some(9));
-        assert_eq!(tunnels.text("03").map(|(id, _)| id), Some(2));
-        assert_eq!(tunnels.int(-3), None);
+        // Only `track_3` is written as Rhai writes 3; `track_03` is found by its text alone.
+        let tracks = ByRest::new("track_", names).expect("names begin with `track_`");
+        assert_eq!(tracks.int(3).map(|(id, _)| id), Some(9));
+        assert_eq!(tracks.text("03").map(|(id, _)| id), Some(2));
+        assert_eq!(tracks.int(-3), None);
         assert!(ByRest::new("nothing.", names).is_none());
     }
 }

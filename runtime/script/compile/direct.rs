@@ -48,7 +48,7 @@ enum Given {
 }
 
 /// A zone's, counter's or piece's name written `"prefix" + code` (`"pool." + seat`,
-/// `"tunnel_" + n`): the code's value is looked up in the table of the declared names that begin
+/// `"track_" + n`): the code's value is looked up in the table of the declared names that begin
 /// with the prefix, and only a value the table does not hold (a name the rules do not declare,
 /// a value of another type) is joined to the prefix by the `+` as written, and then given to the
 /// native as a computed name, which fails, or goes the ordinary way, as it did.

@@ -86,6 +86,29 @@ fn an_east_berlin_game_allocates_little_after_setup() {
     assert!(mean < 100, "{mean} allocations per game after setup");
 }
 
+/// The allocations of a game of the names fixture asking for every name `rounds` times (the
+/// game is over once started).
+fn names_game_allocations(rounds: u32) -> u64 {
+    let options = LoadOptions { overrides: vec![("rounds".into(), rounds.to_string())], ..LoadOptions::default() };
+    let rules = Rc::new(tabula::load("tests/fixtures/names", &options).expect("the names fixture loads"));
+    let before = allocations();
+    let game = Game::new(rules, 2, 1).expect("the game plays");
+    assert!(game.is_over());
+    allocations() - before
+}
+
+#[test]
+fn names_written_with_a_prefix_are_found_without_building_a_string() {
+    // Each round asks for 42 names: `"points." + seat` twice and `"pool." + seat` for ten
+    // seats, and `"pawn_" + n` for twelve pawns. Found by what follows the prefix, they cost
+    // no allocation; built, they cost one each (ten seats are more joins than a `+` keeps).
+    // The first game also fills what the thread keeps for every hook call (its stack).
+    names_game_allocations(1);
+    let once = names_game_allocations(1);
+    let more = names_game_allocations(101).saturating_sub(once);
+    assert!(more < 10, "{more} allocations for 100 rounds of 42 names");
+}
+
 #[test]
 fn listing_and_checking_options_allocate_nothing() {
     // East Berlin's actions have no `legal` hook: listing and checking them is the engine's

@@ -178,6 +178,24 @@ pub(super) fn prop_dynamic(defs: &Defs, kind: &PropKind, value: i64) -> Dynamic 
     }
 }
 
+/// The counter a direct form's argument gives: resolved at load or by its prefix's table, or a
+/// name computed at the call, looked up as the ordinary form does (`None` for another argument).
+fn counter_arg(g: &GameApi, arg: &Arg) -> Option<RhaiResult<u16>> {
+    match arg {
+        Arg::Id(c) => Some(Ok(*c)),
+        Arg::Text(name) => Some(g.counter(name)),
+        _ => None,
+    }
+}
+
+/// The piece a name names, or the error that it names none (both handles' `piece`).
+pub(super) fn piece_named(defs: &Defs, name: &str) -> RhaiResult<i64> {
+    match defs.piece(name) {
+        Some(p) => Ok(i64::from(p)),
+        None => fail(format!("no piece named `{name}`")),
+    }
+}
+
 /// Registers the `Game` handle and its natives.
 pub(super) fn register(engine: &mut Registry) {
     engine.register_type_with_name::<GameApi>("Game");
@@ -198,21 +216,25 @@ pub(super) fn register(engine: &mut Registry) {
         .register_fn("rules_seats", |g: &mut GameApi| -> Array { rules_seats(&g.defs, g.read(Read::Players).players) });
 
     // Counters. The hot natives have direct forms too, which compiled scripts call with the
-    // names they write resolved at load (see `natives::DirectForm`).
+    // names they write resolved at load or found by their prefix's table at the call (see
+    // `natives::DirectForm`), or a name computed at the call, looked up as the ordinary form
+    // looks it up.
     engine.register_fn("counter", |g: &mut GameApi, name: ImmutableString| -> RhaiResult<i64> {
         let c = g.counter(&name)?;
         Ok(g.read(Read::Counter(c)).counter(c))
     });
-    engine.register_direct("counter", &[Param::Counter], |g: &GameApi, args| match args {
-        [Arg::Id(c)] => Some(Ok(Dynamic::from_int(g.read(Read::Counter(*c)).counter(*c)))),
-        _ => None,
+    engine.register_direct("counter", &[Param::Counter], |g: &GameApi, args| {
+        let c = counter_arg(g, args.first()?)?;
+        Some(c.map(|c| Dynamic::from_int(g.read(Read::Counter(c)).counter(c))))
     });
     engine.register_fn("set_counter", |g: &mut GameApi, name: ImmutableString, value: i64| -> RhaiResult<i64> {
         let c = g.counter(&name)?;
         Ok(g.state_mut().set_counter(&g.defs, c, value))
     });
     engine.register_direct("set_counter", &[Param::Counter, Param::Int], |g: &GameApi, args| match args {
-        [Arg::Id(c), Arg::Int(value)] => Some(Ok(Dynamic::from_int(g.state_mut().set_counter(&g.defs, *c, *value)))),
+        [c, Arg::Int(value)] => {
+            Some(counter_arg(g, c)?.map(|c| Dynamic::from_int(g.state_mut().set_counter(&g.defs, c, *value))))
+        }
         _ => None,
     });
     engine.register_fn("add", |g: &mut GameApi, name: ImmutableString, delta: i64| -> RhaiResult<i64> {
@@ -220,7 +242,7 @@ pub(super) fn register(engine: &mut Registry) {
         Ok(add(g, c, delta))
     });
     engine.register_direct("add", &[Param::Counter, Param::Int], |g: &GameApi, args| match args {
-        [Arg::Id(c), Arg::Int(delta)] => Some(Ok(Dynamic::from_int(add(g, *c, *delta)))),
+        [c, Arg::Int(delta)] => Some(counter_arg(g, c)?.map(|c| Dynamic::from_int(add(g, c, *delta)))),
         _ => None,
     });
 
@@ -347,11 +369,11 @@ pub(super) fn register(engine: &mut Registry) {
         let p = g.piece(piece)?;
         Ok(g.defs.piece_names[p as usize].clone())
     });
-    engine.register_fn("piece", |g: &mut GameApi, name: &str| -> RhaiResult<i64> {
-        match g.defs.piece(name) {
-            Some(p) => Ok(i64::from(p)),
-            None => fail(format!("no piece named `{name}`")),
-        }
+    engine.register_fn("piece", |g: &mut GameApi, name: &str| -> RhaiResult<i64> { piece_named(&g.defs, name) });
+    engine.register_direct("piece", &[Param::Piece], |g: &GameApi, args| match args {
+        [Arg::Id(p)] => Some(Ok(Dynamic::from_int(i64::from(*p)))),
+        [Arg::Text(name)] => Some(piece_named(&g.defs, name).map(Dynamic::from_int)),
+        _ => None,
     });
     engine.register_fn("kind", |g: &mut GameApi, piece: i64| -> RhaiResult<ImmutableString> {
         let p = g.piece(piece)?;

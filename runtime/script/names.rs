@@ -114,6 +114,59 @@ impl Names {
     }
 }
 
+/// The declared names (of zones, counters or pieces) that begin with one prefix, by the rest of
+/// their text, so that a name a script writes `"pool." + seat` is found from `seat` alone: no
+/// string is built, and only the rest is compared, not hashed. A name whose rest is an integer
+/// as Rhai writes one (`"track_" + 3` gives `track_3`) is found from the integer too.
+pub(crate) struct ByRest {
+    /// Each name's rest, id and whole name, ordered by the rest's length, then its bytes.
+    texts: Vec<(Box<str>, u16, ImmutableString)>,
+    /// The integers that are rests, with the index of their name in `texts`, in order.
+    ints: Vec<(i64, usize)>,
+}
+
+impl ByRest {
+    /// The table of `names` (each with its id) that begin with `prefix`, if any does.
+    pub(crate) fn new<'n>(prefix: &str, names: impl IntoIterator<Item = (&'n str, u16)>) -> Option<Self> {
+        let mut texts: Vec<(Box<str>, u16, ImmutableString)> = names
+            .into_iter()
+            .filter_map(|(name, id)| Some((name.strip_prefix(prefix)?.into(), id, ImmutableString::from(name))))
+            .collect();
+        if texts.is_empty() {
+            return None;
+        }
+        texts.sort_by(|a, b| Self::order(&a.0, &b.0));
+        let mut ints: Vec<(i64, usize)> = texts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (rest, ..))| rest.parse::<i64>().ok().filter(|n| n.to_string() == **rest).map(|n| (n, i)))
+            .collect();
+        ints.sort_unstable();
+        Some(ByRest { texts, ints })
+    }
+
+    /// The table's order: by length, then by bytes (comparing lengths first settles most).
+    fn order(a: &str, b: &str) -> std::cmp::Ordering {
+        a.len().cmp(&b.len()).then_with(|| a.as_bytes().cmp(b.as_bytes()))
+    }
+
+    /// The id and whole name of the name that is the prefix followed by `rest`.
+    #[inline]
+    pub(crate) fn text(&self, rest: &str) -> Option<(u16, &ImmutableString)> {
+        let i = self.texts.binary_search_by(|(r, ..)| Self::order(r, rest)).ok()?;
+        let (_, id, name) = &self.texts[i];
+        Some((*id, name))
+    }
+
+    /// The id and whole name of the name that is the prefix followed by integer `n`.
+    #[inline]
+    pub(crate) fn int(&self, n: i64) -> Option<(u16, &ImmutableString)> {
+        let i = self.ints.binary_search_by(|(m, _)| m.cmp(&n)).ok()?;
+        let (_, id, name) = &self.texts[self.ints[i].1];
+        Some((*id, name))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +189,22 @@ mod tests {
         assert_eq!(cache.find_in(2, &track, |_| Some(9)), Some(9));
         assert_eq!(cache.get_in(2, &track), Some(9));
         assert_eq!(cache.get_in(5, &track), None);
+    }
+
+    #[test]
+    fn names_are_found_by_what_follows_their_prefix() {
+        let names = [("pool.red", 4), ("pool.blue", 7), ("pool", 1), ("track_3", 9), ("track_03", 2), ("pools.red", 5)];
+        let pools = ByRest::new("pool.", names).expect("names begin with `pool.`");
+        assert_eq!(pools.text("red").map(|(id, name)| (id, name.as_str())), Some((4, "pool.red")));
+        assert_eq!(pools.text("blue").map(|(id, _)| id), Some(7));
+        assert_eq!(pools.text("green"), None);
+        assert_eq!(pools.text(""), None);
+        assert_eq!(pools.int(3), None);
+        // Only `track_3` is written as Rhai writes 3; `track_03` is found by its text alone.
+        let tracks = ByRest::new("track_", names).expect("names begin with `track_`");
+        assert_eq!(tracks.int(3).map(|(id, _)| id), Some(9));
+        assert_eq!(tracks.text("03").map(|(id, _)| id), Some(2));
+        assert_eq!(tracks.int(-3), None);
+        assert!(ByRest::new("nothing.", names).is_none());
     }
 }

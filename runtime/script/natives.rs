@@ -38,8 +38,12 @@ pub(crate) enum Param {
     /// A zone's name: a literal is resolved at load, a name computed at the call is passed as
     /// a string (`Arg::Text`).
     Zone,
-    /// A counter's name written as a literal: the compiler resolves it at load.
+    /// A counter's name: a literal is resolved at load, a name computed at the call is passed
+    /// as a string (`Arg::Text`).
     Counter,
+    /// A piece's name: a literal is resolved at load, a name computed at the call is passed as
+    /// a string (`Arg::Text`).
+    Piece,
     /// A list of zone names written as a literal (`["hand", "table"]`): resolved at load.
     Zones,
     /// A string written as a literal, passed as it is (a property's name).
@@ -52,16 +56,16 @@ pub(crate) enum Param {
     Filter,
 }
 
-/// One argument given to a [`DirectForm`]: a zone or counter resolved at load (`Id`), zones
-/// resolved at load, a string (a literal, or a zone's name computed at the call), an integer,
-/// or a prepared filter.
+/// One argument given to a [`DirectForm`]: a zone, counter or piece resolved at load or found
+/// at the call by its prefix's table (`Id`), zones resolved at load, a string (a literal, or a
+/// name computed at the call), an integer, or a prepared filter.
 #[derive(Clone, Copy)]
 pub(crate) enum Arg<'a> {
-    /// A zone or a counter, by id.
+    /// A zone, a counter or a piece, by id.
     Id(u16),
     /// Zones, by id.
     Ids(&'a [u16]),
-    /// A literal string, or a zone's name computed at the call.
+    /// A literal string, or a name computed at the call.
     Text(&'a ImmutableString),
     /// An integer.
     Int(i64),

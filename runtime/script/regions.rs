@@ -5,11 +5,13 @@
 //! two pieces with a given number of changes (`region_paths`). Pure functions of the rules and
 //! the state, charged through `charge` by the work they do.
 
+use std::cell::RefCell;
+
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::board::{Filter, link_names};
 use super::{RhaiResult, fail};
-use crate::rules::defs::{Defs, PieceId, PropKind};
+use crate::rules::defs::{Defs, PieceId, PropDef, PropKind};
 use crate::state::State;
 
 const RULE_KEYS: &str = "links, region, enter, jumps, weight";
@@ -96,7 +98,21 @@ struct Board<'a> {
     jumps: Vec<usize>,
     is_jump: Vec<bool>,
     may_enter: Vec<bool>,
+    /// Where the properties the rule names lie within each kind of piece (see [`Board::named`]),
+    /// looked up by name once per kind and search rather than at every piece a search visits
+    /// (`None` until a piece of the kind is visited).
+    kinds: RefCell<Vec<Option<KindProps>>>,
 }
+
+/// Where each property the rule names lies within one kind of piece (its index among the kind's
+/// properties, `None` if the kind has none of that name), in the order of [`Board::named`].
+type KindProps = Box<[Option<usize>]>;
+
+/// The properties the rule names, as [`Board::named`] takes them: the region, the weight (if
+/// a property), then each link from `LINKS` on, in the rule's order.
+const REGION: usize = 0;
+const WEIGHT: usize = 1;
+const LINKS: usize = 2;
 
 /// One way out of a piece: where to, whether it changes region, whether it is a jump.
 #[derive(Clone, Copy)]
@@ -118,17 +134,36 @@ impl<'a> Board<'a> {
         let is_jump: Vec<bool> =
             pieces.iter().map(|&p| rule.jumps.as_ref().is_some_and(|f| f.matches(defs, state, p))).collect();
         let jumps = (0..pieces.len()).filter(|&i| is_jump[i] && may_enter[i]).collect();
-        Board { defs, state, rule, pieces, at, jumps, is_jump, may_enter }
+        let kinds = RefCell::new(vec![None; defs.kinds.len()]);
+        Board { defs, state, rule, pieces, at, jumps, is_jump, may_enter, kinds }
     }
 
     fn name(&self, i: usize) -> &str {
         &self.defs.pieces[self.pieces[i] as usize].name
     }
 
-    /// The value of property `prop` of piece `i` (`what` the rule uses it for, in errors); with
-    /// `int`, only an integer property will do.
-    fn prop(&self, i: usize, prop: &str, what: &str, int: bool) -> RhaiResult<i64> {
-        match self.defs.prop_ref(self.pieces[i], prop) {
+    /// The slot and definition of piece `i`'s property `which` of those the rule names
+    /// (`REGION`, `WEIGHT`, `LINKS + k`), as `Defs::prop_ref` finds them by name.
+    fn named(&self, i: usize, which: usize) -> Option<(usize, &'a PropDef)> {
+        let def = &self.defs.pieces[self.pieces[i] as usize];
+        let kind = &self.defs.kinds[def.kind as usize];
+        let mut kinds = self.kinds.borrow_mut();
+        let known = kinds[def.kind as usize].get_or_insert_with(|| {
+            let weight = match &self.rule.weight {
+                Weight::Prop(prop) => kind.prop(prop),
+                _ => None,
+            };
+            let links = self.rule.links.iter().map(|link| kind.prop(link));
+            [kind.prop(&self.rule.region), weight].into_iter().chain(links).collect()
+        });
+        let at = (*known.get(which)?)?;
+        Some((def.prop_base + at, &kind.props[at]))
+    }
+
+    /// The value of property `prop` of piece `i`, the rule's `which` (`what` the rule uses it
+    /// for, in errors); with `int`, only an integer property will do.
+    fn prop(&self, i: usize, prop: &str, which: usize, what: &str, int: bool) -> RhaiResult<i64> {
+        match self.named(i, which) {
             Some((_, def)) if int && !matches!(def.kind, PropKind::Int(..)) => {
                 fail(format!("region rule: {}.{prop} (the {what}) is not an integer", self.name(i)))
             }
@@ -138,14 +173,14 @@ impl<'a> Board<'a> {
     }
 
     fn region(&self, i: usize) -> RhaiResult<i64> {
-        self.prop(i, &self.rule.region, "region", false)
+        self.prop(i, &self.rule.region, REGION, "region", false)
     }
 
     /// What leaving piece `i` costs besides region changes.
     fn weight(&self, i: usize) -> RhaiResult<i64> {
         match &self.rule.weight {
             Weight::None => Ok(0),
-            Weight::Prop(prop) => self.prop(i, prop, "weight", true),
+            Weight::Prop(prop) => self.prop(i, prop, WEIGHT, "weight", true),
             Weight::Table(table) => Ok(table.get(self.name(i)).and_then(|n| n.as_int().ok()).unwrap_or(0)),
         }
     }
@@ -154,10 +189,9 @@ impl<'a> Board<'a> {
     /// may be entered), then, from a piece of the jump network, to every other one in zone order.
     fn steps(&self, i: usize, out: &mut Vec<Step>) -> RhaiResult<()> {
         out.clear();
-        let piece = self.pieces[i];
         let here = self.region(i)?;
-        for link in &self.rule.links {
-            let Some((slot, def)) = self.defs.prop_ref(piece, link) else {
+        for (k, link) in self.rule.links.iter().enumerate() {
+            let Some((slot, def)) = self.named(i, LINKS + k) else {
                 return fail(format!("region rule: {} has no property `{link}` (a link)", self.name(i)));
             };
             if !matches!(def.kind, PropKind::Piece(_)) {

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
-use super::game_api::{prop_dynamic, team_of};
+use super::game_api::{piece_named, prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
 use super::names::Names;
 use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
@@ -95,6 +95,14 @@ fn counter(v: &SeatView, c: CounterId) -> RhaiResult<i64> {
     Ok(v.state.borrow().counter(c))
 }
 
+/// `view.counter(name)` for a name given as a string, which is remembered (see `names.rs`).
+fn counter_named(v: &SeatView, name: &ImmutableString) -> RhaiResult<i64> {
+    let Some(c) = v.names.counters.find(name, |n| v.defs.counter(n)) else {
+        return fail(format!("no counter named `{name}`"));
+    };
+    counter(v, c)
+}
+
 /// `view.count(zone)`: how many pieces of the zone the seat sees.
 fn count(v: &SeatView, z: ZoneId) -> i64 {
     match v.defs.zones[z as usize].sight(v.seat) {
@@ -157,13 +165,11 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
     // The hot natives have direct forms too, as the `Game` handle's (see `natives::DirectForm`).
     engine.register_fn("counter", |v: &mut SeatView, name: ImmutableString| -> RhaiResult<i64> {
-        let Some(c) = v.names.counters.find(&name, |n| v.defs.counter(n)) else {
-            return fail(format!("no counter named `{name}`"));
-        };
-        counter(v, c)
+        counter_named(v, &name)
     });
     engine.register_direct("counter", &[Param::Counter], |v: &SeatView, args| match args {
         [Arg::Id(c)] => Some(counter(v, *c).map(Dynamic::from_int)),
+        [Arg::Text(name)] => Some(counter_named(v, name).map(Dynamic::from_int)),
         _ => None,
     });
     engine.register_fn("pieces", |v: &mut SeatView, zone: ImmutableString| -> RhaiResult<Array> {
@@ -192,8 +198,15 @@ pub(super) fn register(engine: &mut Registry) {
         Ok(v.defs.kind_names[v.defs.pieces[p as usize].kind as usize].clone())
     });
     engine.register_fn("piece", |v: &mut SeatView, name: &str| -> RhaiResult<i64> {
-        let Some(p) = v.defs.piece(name) else { return fail(format!("no piece named `{name}`")) };
-        v.seen(i64::from(p)).map(i64::from)
+        piece_named(&v.defs, name).and_then(|p| v.seen(p)).map(i64::from)
+    });
+    engine.register_direct("piece", &[Param::Piece], |v: &SeatView, args| {
+        let p = match args {
+            [Arg::Id(p)] => Ok(i64::from(*p)),
+            [Arg::Text(name)] => piece_named(&v.defs, name),
+            _ => return None,
+        };
+        Some(p.and_then(|p| v.seen(p)).map(|p| Dynamic::from_int(i64::from(p))))
     });
     engine.register_fn("prop", |v: &mut SeatView, piece: i64, name: ImmutableString| -> RhaiResult<Dynamic> {
         prop(v, piece, &name)

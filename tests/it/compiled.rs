@@ -178,6 +178,10 @@ fn the_probe_gives_what_rhai_gives() {
         // Raising n (range 0-9) by 7 stops at 9, lowering it by 20 at 0 (then it is set back
         // to 5). All four tokens are back in the bag, counted through `this`.
         "direct [10, 7, 9, 9, \"table\", 1, 1, 5, 9, 0, 1, 0, false, true, 4]",
+        // Red's and blue's points set to 3 and bumped, their pools empty; tokens 1 and 4 are
+        // pieces 0 and 3; a character after the prefix names no zone, and a map has no
+        // `counter`.
+        "named [4, 4, 0, 4, 4, 0, 0, 3, 4, \"no pool.r\", \"not the game\"]",
         // Entering with the four tokens in the bag (red, blue, blue, red; token 2's n is 5) and
         // the score at 9. Token 3 turned blue leaves one red in the bag, token 0 moved to the
         // table none; the score set to 4 and bumped twice; token 2's n raised to 6; then the
@@ -200,16 +204,16 @@ fn only_what_the_compiler_does_not_cover_runs_on_rhai() {
             ("left_to_rhai", "it calls `by_pointer`, which runs on Rhai"),
         ]
     );
-    assert_eq!(rules.script_functions_compiled(), (43, 45));
+    assert_eq!(rules.script_functions_compiled(), (44, 46));
     let (ok, out, _) = tabula(&["check", "tests/fixtures/compiled"], "");
     assert!(ok);
-    assert!(out.contains("scripts: 43 of 45 functions compiled"), "{out}");
+    assert!(out.contains("scripts: 44 of 46 functions compiled"), "{out}");
     assert!(out.contains("`by_pointer` runs on Rhai: it calls `call`"), "{out}");
 }
 
 #[test]
 fn errors_read_the_same_compiled_and_interpreted() {
-    for fail in 1..=18 {
+    for fail in 1..=22 {
         let fail = fail.to_string();
         let error = |interpret: bool| {
             let rules = Rc::new(load("tests/fixtures/compiled", &[], &[("fail", &fail)], interpret));
@@ -238,7 +242,11 @@ fn errors_read_the_same_compiled_and_interpreted() {
             "15" => "Function not found: count (Game, array)",
             "16" => "Function not found: zone_of (Game, array)",
             "17" => "'this' not bound",
-            _ => "token_1 has no integer property `colour`",
+            "18" => "token_1 has no integer property `colour`",
+            "19" => "no counter named `points.green`",
+            "20" => "no zone named `pool.green`",
+            "21" => "no piece named `token_9`",
+            _ => "no counter named `nothing`",
         };
         assert!(compiled.contains(expected), "fail = {fail}: {compiled}");
     }

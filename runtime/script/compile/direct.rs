@@ -1,5 +1,7 @@
 //! Calls to natives through their direct forms (see `natives::DirectForm`): `game.add("money",
-//! 2)` with its counter resolved at load, called without Rhai's calling protocol.
+//! 2)` with its counter resolved at load, called without Rhai's calling protocol. A name written
+//! `"money." + seat` is found at the call from `seat` alone, in a table made at load of the
+//! declared names that begin with `money.` (`names::ByRest`): no string is built or hashed.
 
 use std::mem::ManuallyDrop;
 use std::rc::Rc;
@@ -7,9 +9,10 @@ use std::rc::Rc;
 use rhai::{Dynamic, Expr, ImmutableString, Position};
 
 use super::ctx::{Ctx, Res, check_size, fill_position, pop_to, release};
-use super::expr::{FnCompiler, KEYWORDS, NativeSite, Prepared, literal, this};
+use super::expr::{FnCompiler, Join, KEYWORDS, NativeSite, Prepared, literal, this};
 use super::{C, Eval};
 use crate::script::board::FilterArg;
+use crate::script::names::ByRest;
 use crate::script::natives::{Arg, DirectCall, Param};
 
 /// The most arguments after the handle a direct form takes.
@@ -26,7 +29,7 @@ pub(super) enum Target {
 
 /// One argument of a direct call site, as the compiler found it.
 enum Given {
-    /// A zone or counter, resolved at load.
+    /// A zone, counter or piece, resolved at load.
     Id(u16),
     /// Zones, resolved at load.
     Ids(Vec<u16>),
@@ -36,11 +39,50 @@ enum Given {
     Int(i64),
     /// An integer computed at the call.
     IntCode(Eval),
-    /// A zone's name computed at the call.
+    /// A zone's, counter's or piece's name computed at the call.
     NameCode(Eval),
+    /// A name written `"prefix" + code`, found at the call from the code's value.
+    Prefixed(Box<Prefixed>),
     /// A filter prepared at load, with the code computing its values if it has some.
     Filter(Prepared, Option<Eval>),
 }
+
+/// A zone's, counter's or piece's name written `"prefix" + code` (`"pool." + seat`,
+/// `"track_" + n`): the code's value is looked up in the table of the declared names that begin
+/// with the prefix, and only a value the table does not hold (a name the rules do not declare,
+/// a value of another type) is joined to the prefix by the `+` as written, and then given to the
+/// native as a computed name, which fails, or goes the ordinary way, as it did.
+struct Prefixed {
+    /// The code after the `+`.
+    rest: Eval,
+    /// The declared names beginning with the prefix, by the rest of their text.
+    table: ByRest,
+    /// The `+`, for a value the table does not hold.
+    join: Join,
+}
+
+impl Prefixed {
+    /// The name's value at the call: the code after the `+` is computed and looked up in the
+    /// table; found there, the value is `()` and the name is given besides, else the value is
+    /// what the `+` gives.
+    fn compute(&self, c: &mut Ctx) -> Res<(Dynamic, Found<'_>)> {
+        let rest = (self.rest)(c)?.flatten();
+        let found = match (rest.as_immutable_string_ref(), rest.as_int()) {
+            (Ok(text), _) => self.table.text(&text),
+            (_, Ok(n)) => self.table.int(n),
+            _ => None,
+        };
+        if found.is_some() {
+            release(rest);
+            return Ok((Dynamic::UNIT, found));
+        }
+        Ok((self.join.run(c, rest)?.flatten(), None))
+    }
+}
+
+/// A name found in a prefix's table at the call: its id, and its whole name (for a call that
+/// goes the ordinary way, which is given the name as the `+` would have built it).
+type Found<'a> = Option<(u16, &'a ImmutableString)>;
 
 impl Given {
     /// The argument a literal gives (code gives its value at the call).
@@ -52,7 +94,9 @@ impl Given {
             Given::Text(t) => Arg::Text(t),
             Given::Ids(ids) => Arg::Ids(ids),
             Given::Filter(Prepared::Literal(filter, _), _) => Arg::Filter(FilterArg::Prepared(filter)),
-            Given::Filter(Prepared::Built(..), _) | Given::IntCode(_) | Given::NameCode(_) => Arg::Int(0),
+            Given::Filter(Prepared::Built(..), _) | Given::IntCode(_) | Given::NameCode(_) | Given::Prefixed(_) => {
+                Arg::Int(0)
+            }
         }
     }
 
@@ -60,6 +104,7 @@ impl Given {
     fn code(&self) -> Option<&Eval> {
         match self {
             Given::IntCode(e) | Given::NameCode(e) | Given::Filter(_, Some(e)) => Some(e),
+            Given::Prefixed(p) => Some(&p.rest),
             _ => None,
         }
     }
@@ -138,10 +183,15 @@ impl FnCompiler<'_> {
                     Given::Filter(filter, values)
                 }
                 (Param::Zones, Some(v)) => Given::Ids(resolve_all(self, v).unwrap_or_default()),
-                (Param::Zone | Param::Counter, Some(v)) => Given::Id(resolve(self, *param, v).unwrap_or_default()),
+                (Param::Zone | Param::Counter | Param::Piece, Some(v)) => {
+                    Given::Id(resolve(self, *param, v).unwrap_or_default())
+                }
                 (Param::Text, Some(v)) => Given::Text(v.clone().into_immutable_string().unwrap_or_default()),
                 (Param::Int, Some(v)) => Given::Int(v.as_int().unwrap_or_default()),
-                (Param::Zone, None) => Given::NameCode(self.expr(e)?),
+                (Param::Zone | Param::Counter | Param::Piece, None) => match self.prefixed(*param, e)? {
+                    Some(p) => Given::Prefixed(Box::new(p)),
+                    None => Given::NameCode(self.expr(e)?),
+                },
                 (_, None) => Given::IntCode(self.expr(e)?),
             });
             literals.push(value.unwrap_or(Dynamic::UNIT));
@@ -165,22 +215,49 @@ impl FnCompiler<'_> {
         if direct.this.is_none() {
             match direct.codes.len() {
                 0 => return Ok(Some(Box::new(move |c| direct.call_literal(c)))),
+                1 if matches!(direct.given()[direct.codes[0]], Given::Prefixed(_)) => {
+                    return Ok(Some(Box::new(move |c| direct.call_one_prefixed(c))));
+                }
                 1 => return Ok(Some(Box::new(move |c| direct.call_one(c)))),
                 _ => {}
             }
         }
         Ok(Some(Box::new(move |c| direct.call(c))))
     }
+
+    /// A name argument written `"prefix" + code` where declared names of that kind begin with
+    /// the prefix, as a table of those names and the code.
+    fn prefixed(&mut self, param: Param, e: &Expr) -> C<Option<Prefixed>> {
+        let Expr::FnCall(f, pos) = e else { return Ok(None) };
+        let [left, right] = f.args.as_slice() else { return Ok(None) };
+        if f.op_token.is_none() || f.name != "+" {
+            return Ok(None);
+        }
+        let Some(prefix) = literal(left).filter(Dynamic::is_string) else { return Ok(None) };
+        let text = prefix.clone().into_immutable_string().unwrap_or_default();
+        let defs = self.rules();
+        let index = match param {
+            Param::Zone => &defs.zone_index,
+            Param::Counter => &defs.counter_index,
+            Param::Piece => &defs.piece_index,
+            _ => return Ok(None),
+        };
+        let Some(table) = ByRest::new(&text, index.iter().map(|(name, &id)| (name.as_str(), id))) else {
+            return Ok(None);
+        };
+        let join = Join::new(self, prefix, *pos);
+        Ok(Some(Prefixed { rest: self.expr(right)?, table, join }))
+    }
 }
 
-/// Whether arguments `args` fit `params`: a zone a literal naming one or code (its name checked
-/// at the call), a counter a literal naming one, zones a literal list of zone names, a text a
-/// literal string, an integer a literal integer or code (checked at the call), a filter a map.
+/// Whether arguments `args` fit `params`: a zone, counter or piece a literal naming one or code
+/// (its name checked at the call), zones a literal list of zone names, a text a literal string,
+/// an integer a literal integer or code (checked at the call), a filter a map.
 fn fits(fc: &FnCompiler, params: &[Param], args: &[Expr]) -> bool {
     params.len() == args.len()
         && params.iter().zip(args).all(|(&param, e)| match (param, literal(e)) {
             (Param::Filter, _) => matches!(e, Expr::Map(..)) || matches!(e, Expr::DynamicConstant(v, _) if v.is_map()),
-            (Param::Int | Param::Zone, None) => true,
+            (Param::Int | Param::Zone | Param::Counter | Param::Piece, None) => true,
             (Param::Int, Some(v)) => v.is_int(),
             (Param::Zones, v) => v.or_else(|| literal_list(e)).is_some_and(|v| resolve_all(fc, &v).is_some()),
             (_, None) => false,
@@ -203,12 +280,13 @@ fn literal_list(e: &Expr) -> Option<Dynamic> {
     Some(Dynamic::from_array(items))
 }
 
-/// The zone or counter a literal names.
+/// The zone, counter or piece a literal names.
 fn resolve(fc: &FnCompiler, param: Param, value: &Dynamic) -> Option<u16> {
     let name = value.read_lock::<ImmutableString>()?;
     match param {
         Param::Zone => fc.rules().zone(&name),
         Param::Counter => fc.rules().counter(&name),
+        Param::Piece => fc.rules().piece(&name),
         _ => None,
     }
 }
@@ -219,10 +297,13 @@ impl DirectSite {
         // The values are released by hand (see `release`): Rust's drop code would call Rhai's
         // for each of them, mostly integers.
         let mut computed = ManuallyDrop::new([const { Dynamic::UNIT }; MOST]);
+        let mut found: [Found; MOST] = [None; MOST];
         for &k in &self.codes {
-            let Some(code) = self.given()[k].code() else { continue };
-            match code(c) {
-                Ok(v) => release(std::mem::replace(&mut computed[k], v.flatten())),
+            match self.compute(c, k) {
+                Ok((v, f)) => {
+                    release(std::mem::replace(&mut computed[k], v));
+                    found[k] = f;
+                }
                 Err(e) => {
                     self.release(&mut computed);
                     return Err(e);
@@ -238,18 +319,31 @@ impl DirectSite {
         let result = {
             // Names computed at the call are lent where they lie.
             let names: [Option<_>; MOST] = std::array::from_fn(|k| match self.given().get(k) {
-                Some(Given::NameCode(_)) => computed[k].as_immutable_string_ref().ok(),
+                Some(Given::NameCode(_) | Given::Prefixed(_)) => computed[k].as_immutable_string_ref().ok(),
                 _ => None,
             });
             let mut args = *self.given.borrow_dependent();
-            let fit = self.codes.iter().all(|&k| self.fill(k, &computed[k], names[k].as_deref(), &mut args));
+            let fit = self.codes.iter().all(|&k| self.fill(k, &computed[k], names[k].as_deref(), found[k], &mut args));
             if fit { self.call_forms(c.slot_ref(self.slot), &args[..self.given().len()]) } else { None }
         };
         if let Some(result) = result {
             self.release(&mut computed);
             return self.finish(result);
         }
-        self.call_ordinary(c, &mut computed)
+        self.call_ordinary(c, &mut computed, &found)
+    }
+
+    /// The value of argument `k`'s code, flattened, and for a name written with a prefix, the
+    /// name found in the prefix's table (see [`Prefixed::compute`]).
+    #[inline(always)]
+    fn compute(&self, c: &mut Ctx, k: usize) -> Res<(Dynamic, Found<'_>)> {
+        match &self.given()[k] {
+            Given::Prefixed(p) => p.compute(c),
+            given => match given.code() {
+                Some(code) => Ok((code(c)?.flatten(), None)),
+                None => Ok((Dynamic::UNIT, None)),
+            },
+        }
     }
 
     /// A call whose arguments are all literals: the arguments are the given ones.
@@ -257,7 +351,7 @@ impl DirectSite {
         let args = self.given.borrow_dependent();
         match self.call_forms(c.slot_ref(self.slot), &args[..self.given().len()]) {
             Some(result) => self.finish(result),
-            None => self.call_ordinary(c, &mut ManuallyDrop::new([const { Dynamic::UNIT }; MOST])),
+            None => self.call_ordinary(c, &mut ManuallyDrop::new([const { Dynamic::UNIT }; MOST]), &[None; MOST]),
         }
     }
 
@@ -266,19 +360,34 @@ impl DirectSite {
     /// `call` does without the loops over the computed arguments.
     fn call_one(&self, c: &mut Ctx) -> Res<Dynamic> {
         let k = self.codes[0];
-        let given = &self.given()[k];
-        let value = match given.code() {
+        let value = match self.given()[k].code() {
             Some(code) => code(c)?.flatten(),
             None => Dynamic::UNIT,
         };
+        self.call_one_with(c, k, value, None)
+    }
+
+    /// [`DirectSite::call_one`] for a call whose one computed argument is a name written with a
+    /// prefix (`game.count("pool." + seat)`).
+    fn call_one_prefixed(&self, c: &mut Ctx) -> Res<Dynamic> {
+        let k = self.codes[0];
+        let (value, found) = self.compute(c, k)?;
+        self.call_one_with(c, k, value, found)
+    }
+
+    /// The rest of a call with one argument computed: argument `k`'s value, or the name found
+    /// for it.
+    #[inline(always)]
+    fn call_one_with(&self, c: &mut Ctx, k: usize, value: Dynamic, found: Found) -> Res<Dynamic> {
+        let given = &self.given()[k];
         let result = {
             // A name computed at the call is lent where it lies.
             let name = match given {
-                Given::NameCode(_) => value.as_immutable_string_ref().ok(),
+                Given::NameCode(_) | Given::Prefixed(_) => value.as_immutable_string_ref().ok(),
                 _ => None,
             };
             let mut args = *self.given.borrow_dependent();
-            let fits = self.fill(k, &value, name.as_deref(), &mut args);
+            let fits = self.fill(k, &value, name.as_deref(), found, &mut args);
             if fits { self.call_forms(c.slot_ref(self.slot), &args[..self.given().len()]) } else { None }
         };
         match result {
@@ -289,7 +398,9 @@ impl DirectSite {
             None => {
                 let mut computed = ManuallyDrop::new([const { Dynamic::UNIT }; MOST]);
                 computed[k] = value;
-                self.call_ordinary(c, &mut computed)
+                let mut all_found = [None; MOST];
+                all_found[k] = found;
+                self.call_ordinary(c, &mut computed, &all_found)
             }
         }
     }
@@ -301,18 +412,21 @@ impl DirectSite {
     }
 
     /// Puts the value computed for argument `k` in its place among `args`, if it is of the type
-    /// the forms take there (a name computed at the call is lent as `name`).
-    #[inline]
+    /// the forms take there (a name computed at the call is lent as `name`, one found in its
+    /// prefix's table given by id).
+    #[inline(always)]
     fn fill<'a>(
         &'a self,
         k: usize,
         value: &'a Dynamic,
         name: Option<&'a ImmutableString>,
+        found: Found,
         args: &mut [Arg<'a>; MOST],
     ) -> bool {
         match &self.given()[k] {
             Given::IntCode(_) => value.as_int().map(|n| args[k] = Arg::Int(n)).is_ok(),
-            Given::NameCode(_) => name.map(|name| args[k] = Arg::Text(name)).is_some(),
+            Given::Prefixed(_) if found.is_some() => found.map(|(id, _)| args[k] = Arg::Id(id)).is_some(),
+            Given::NameCode(_) | Given::Prefixed(_) => name.map(|name| args[k] = Arg::Text(name)).is_some(),
             Given::Filter(filter, _) => {
                 args[k] = Arg::Filter(filter.arg(value));
                 true
@@ -334,13 +448,15 @@ impl DirectSite {
         result.and_then(|v| check_size(&v, pos).map(|()| v)).map_err(|e| fill_position(e, pos))
     }
 
-    /// The ordinary way, with the values already computed.
-    fn call_ordinary(&self, c: &mut Ctx, computed: &mut [Dynamic; MOST]) -> Res<Dynamic> {
+    /// The ordinary way, with the values already computed (a name found in its prefix's table
+    /// is given as the `+` would have built it).
+    fn call_ordinary(&self, c: &mut Ctx, computed: &mut [Dynamic; MOST], found: &[Found; MOST]) -> Res<Dynamic> {
         let mark = c.stack.len();
         for (k, (literal, g)) in self.literals.iter().zip(self.given()).enumerate() {
-            let value = match g {
-                Given::IntCode(_) | Given::NameCode(_) => std::mem::take(&mut computed[k]),
-                Given::Filter(filter, _) => filter.map(std::mem::take(&mut computed[k])),
+            let value = match (g, found[k]) {
+                (Given::Prefixed(_), Some((_, name))) => Dynamic::from(name.clone()),
+                (Given::IntCode(_) | Given::NameCode(_) | Given::Prefixed(_), _) => std::mem::take(&mut computed[k]),
+                (Given::Filter(filter, _), _) => filter.map(std::mem::take(&mut computed[k])),
                 _ => literal.clone(),
             };
             c.stack.push(value);

@@ -750,6 +750,27 @@ impl Binary {
     }
 }
 
+/// `prefix + value` for a literal text `prefix`, as the `+` written there computes it (its kept
+/// joins, the inline forms, or Rhai's native): what a name written `"pool." + seat` comes to
+/// when the table of names with its prefix does not hold the value (see `direct.rs`).
+pub(super) struct Join {
+    binary: Binary,
+    prefix: Operand,
+}
+
+impl Join {
+    /// The `+` at `pos`, with its literal left operand.
+    pub(super) fn new(fc: &FnCompiler, prefix: Dynamic, pos: Position) -> Self {
+        let binary = Binary { op: Op::Add, site: fc.native_site(&"+".into(), 2, pos), joins: ops::Joins::default() };
+        Join { binary, prefix: Operand::Constant(prefix) }
+    }
+
+    /// `prefix + value`.
+    pub(super) fn run(&self, c: &mut Ctx, value: Dynamic) -> Res<Dynamic> {
+        self.binary.run(c, Side::At(&self.prefix), Side::Computed(value))
+    }
+}
+
 enum Operand {
     Constant(Dynamic),
     Slot(usize),

@@ -170,13 +170,7 @@ fn replay_before(name: &str, mark: &str) -> Game {
 }
 
 fn replay_to(name: &str, mark: &str, back: usize) -> Game {
-    use tabula::log::{ReplayOptions, parse, replay_with, rules_for};
-    let text = std::fs::read_to_string(format!("examples/logs/colditz/{name}")).expect("log");
-    let line = text.lines().position(|l| l.contains(mark)).unwrap_or_else(|| panic!("{mark} not in {name}")) + 1;
-    let log = parse(&text, 0).expect("parses");
-    let rules = Rc::new(rules_for(&log).expect("rules"));
-    let options = ReplayOptions { until_line: Some(line - back), record: false };
-    replay_with(&log, rules, &options).unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message)).game
+    crate::common::replay_example("colditz", name, mark, back)
 }
 
 fn legal(game: &Game, line: &str) -> bool {

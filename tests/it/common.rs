@@ -71,3 +71,15 @@ pub fn shipped_rulesets() -> Vec<String> {
     out.sort();
     out
 }
+
+/// Replays examples/logs/<ruleset>/<name> up to the line `back` lines before the first that
+/// contains `mark` (0: that line included, 1: up to the line before it).
+pub fn replay_example(ruleset: &str, name: &str, mark: &str, back: usize) -> tabula::Game {
+    use tabula::log::{ReplayOptions, parse, replay_with, rules_for};
+    let text = std::fs::read_to_string(format!("examples/logs/{ruleset}/{name}")).expect("log");
+    let line = text.lines().position(|l| l.contains(mark)).unwrap_or_else(|| panic!("{mark} not in {name}")) + 1;
+    let log = parse(&text, 0).expect("parses");
+    let rules = std::rc::Rc::new(rules_for(&log).expect("rules"));
+    let options = ReplayOptions { until_line: Some(line - back), record: false };
+    replay_with(&log, rules, &options).unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message)).game
+}

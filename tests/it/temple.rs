@@ -197,18 +197,6 @@ fn the_heuristic_agent_answers_every_question() {
     assert_eq!(asked.into_iter().collect::<Vec<_>>(), ["consent", "give", "lose"]);
 }
 
-/// Replays examples/logs/temple/<name> up to the line before the first containing `mark`
-/// (`back` = 1), or up to that line (`back` = 0).
-fn replay_to(name: &str, mark: &str, back: usize) -> Game {
-    use tabula::log::{ReplayOptions, parse, replay_with, rules_for};
-    let text = std::fs::read_to_string(format!("examples/logs/temple/{name}")).expect("log");
-    let line = text.lines().position(|l| l.contains(mark)).unwrap_or_else(|| panic!("{mark} not in {name}")) + 1;
-    let log = parse(&text, 0).expect("parses");
-    let rules = Rc::new(rules_for(&log).expect("rules"));
-    let options = ReplayOptions { until_line: Some(line - back), record: false };
-    replay_with(&log, rules, &options).unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message)).game
-}
-
 /// The search agent's evaluation (`chances` in agent.rhai, `[game] evaluate`) follows "4. Escape"
 /// (keys equal to the gems in the depot plus one): in escape.log the team's chance rises when
 /// red and blue activate 3 gems (the depot from 7 to 4: a roll of 5 keys instead of 8, which no
@@ -219,7 +207,7 @@ fn the_evaluation_rises_with_the_gems_activated_and_the_exit_found() {
     use tabula::search::evaluate;
     let log = "escape.log";
     let chance = |mark: &str, back: usize| {
-        let game = replay_to(log, mark, back);
+        let game = crate::common::replay_example("temple", log, mark, back);
         let red = evaluate(&game, 0).expect("evaluates").expect("temple has an evaluation");
         assert_eq!(evaluate(&game, 1).expect("evaluates"), Some(red), "the team's chance, at {mark}");
         (red, counter(&game, "depot"))

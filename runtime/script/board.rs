@@ -111,8 +111,9 @@ pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: 
 /// Breadth-first search from piece `from` over piece-valued properties `links` (a board made of
 /// pieces, such as tiles laid during play): the nearest other piece matching the first of `goals`
 /// that any reachable piece matches (goals in order of preference), as `[first step, target,
-/// steps]` (the steps from `from` to the target: how far it is), or `()` if none is reachable. Only pieces `seat` can see are walked through (all of them for
-/// `None`); links are followed in the order given.
+/// steps]` (the steps from `from` to the target: how far it is), or `()` if none is reachable.
+/// Only pieces `seat` can see are walked through (all of them for `None`); links are followed in
+/// the order given.
 ///
 /// With `noting`, it notes what it reads for a remembered call (`reads.rs`): the zone of every
 /// piece it walks through, with that zone's pieces and their properties. That covers the links

@@ -268,7 +268,6 @@ impl FnCompiler<'_> {
     /// `for x in list`, `for (x, i) in list`, over arrays, integer ranges, strings and blobs.
     fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl), pos: Position) -> C<Exec> {
         let (var, counter, flow) = x;
-        let iterable = self.expr(&flow.expr)?;
         // A literal list (`for tool in ["spoon", "pickaxe"]`) is walked where it lies: each
         // element is copied into the loop variable as from a copy of the list, without the copy.
         let listed = super::expr::literal(&flow.expr).and_then(|v| v.into_array().ok());
@@ -276,14 +275,14 @@ impl FnCompiler<'_> {
         // range, a value Rhai keeps in two boxes: its ends are evaluated, and where both are
         // integers the loop counts from one to the other; otherwise Rhai's operator makes what
         // it makes of them, as it would have.
-        let written_range = match &flow.expr {
+        let iterable = match &flow.expr {
             Expr::FnCall(f, at)
                 if f.op_token.is_some() && f.args.len() == 2 && matches!(f.name.as_str(), ".." | "..=") =>
             {
-                let ends = (self.expr(&f.args[0])?, self.expr(&f.args[1])?);
-                Some((ends, f.name == "..=", self.native_site(&f.name, 2, *at)))
+                let (from, to) = (self.expr(&f.args[0])?, self.expr(&f.args[1])?);
+                Iterable::Range { from, to, inclusive: f.name == "..=", site: self.native_site(&f.name, 2, *at) }
             }
-            _ => None,
+            e => Iterable::Code(self.expr(e)?),
         };
         let iter_pos = flow.expr.start_position();
         let mark = self.mark();
@@ -307,9 +306,9 @@ impl FnCompiler<'_> {
                 let end = each_value(c, list.iter().map(|v| v.clone().flatten()), &mut each)?;
                 return Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)));
             }
-            let obj = match &written_range {
-                None => iterable(c)?.flatten(),
-                Some(((from, to), inclusive, site)) => {
+            let obj = match &iterable {
+                Iterable::Code(code) => code(c)?.flatten(),
+                Iterable::Range { from, to, inclusive, site } => {
                     let (a, b) = (from(c)?.flatten(), to(c)?.flatten());
                     if let (Ok(a), Ok(b)) = (a.as_int(), b.as_int()) {
                         let end = if *inclusive {
@@ -472,4 +471,13 @@ pub(super) fn switch_hash(v: &Dynamic) -> u64 {
     };
     v.hash(&mut hasher);
     hasher.finish()
+}
+
+/// What a `for` loop walks: a range written in its line, by its ends, or any other expression.
+enum Iterable {
+    /// `from..to`, or `from..=to` when `inclusive`; `site` is Rhai's operator, for ends that are
+    /// not both integers.
+    Range { from: Eval, to: Eval, inclusive: bool, site: super::expr::NativeSite },
+    /// The expression's value.
+    Code(Eval),
 }

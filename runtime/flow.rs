@@ -121,6 +121,12 @@ impl Game {
         Ok(game)
     }
 
+    /// A game in `state`, played by `rules`: a state sent from another thread, played there
+    /// by that thread's copy of the rules it was made with (`Rules::replica`).
+    pub(crate) fn resumed(rules: Rc<Rules>, state: Box<State>) -> Game {
+        Game { rules, state }
+    }
+
     /// The rules the game is played by.
     pub fn rules(&self) -> &Rc<Rules> {
         &self.rules

@@ -53,8 +53,18 @@
 //! With a playout budget (`search:playouts=N`) the agent is deterministic: its generator is
 //! seeded from its seat's agent seed, so the same game seed gives the same game on any machine
 //! and with any number of threads. With a time budget (`search:ms=N`) it is not.
+//!
+//! **Threads** (`search:threads=N`): the playouts the current round will ask for, if none of
+//! them fails, are played ahead on a pool of helper threads and the searching one (`pool.rs`),
+//! and the search takes each result, by its particle, option and seeds, when it asks for it. A
+//! playout depends on nothing else, so the search makes the same choices on any number of
+//! threads; a failing playout only wastes the ones played ahead of it.
 
+mod pool;
+
+use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::agent::{Agent, Decision, Plan, Turn};
@@ -87,11 +97,14 @@ pub struct SearchOptions {
     /// The agent playing every seat in the playouts: `random` or one of the ruleset's agents
     /// (default: the ruleset's `default_agent`).
     pub rollout: Option<String>,
+    /// Threads playing the playouts, the searching one included (default 1). The choices are
+    /// the same with any number.
+    pub threads: u32,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { playouts: 100, ms: None, particles: 16, depth: 400, tries: 32, rollout: None }
+        SearchOptions { playouts: 100, ms: None, particles: 16, depth: 400, tries: 32, rollout: None, threads: 1 }
     }
 }
 
@@ -121,13 +134,14 @@ impl SearchOptions {
                 "particles" => options.particles = number(10_000)? as u32,
                 "depth" => options.depth = number(100_000_000)?,
                 "tries" => options.tries = number(10_000)? as u32,
+                "threads" => options.threads = number(MAX_THREADS)? as u32,
                 "rollout" if value.starts_with("search") => {
                     return Err(Error::Input(format!("agent `{name}`: the playouts cannot be played by search")));
                 }
                 "rollout" => options.rollout = Some(value.to_string()),
                 _ => {
                     return Err(Error::Input(format!(
-                        "agent `{name}`: no option `{key}`; expected playouts, ms, particles, depth, tries or rollout"
+                        "agent `{name}`: no option `{key}`; expected playouts, ms, particles, depth, tries, rollout or threads"
                     )));
                 }
             }
@@ -135,6 +149,9 @@ impl SearchOptions {
         Ok(Some(options))
     }
 }
+
+/// The most threads a search agent is given (`search:threads=N`).
+const MAX_THREADS: u64 = 1024;
 
 /// What a search agent did, for reports and tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -152,6 +169,9 @@ pub struct SearchStats {
     /// Playouts the rules failed in (a script error on a sample): not counted, and their
     /// particle not played again in that decision.
     pub failed: u64,
+    /// Playouts played by helper threads (`threads` above 1), including any played ahead that
+    /// the search then did not ask for (after a playout failed).
+    pub helped: u64,
 }
 
 /// A sample of the game as the seat knows it.
@@ -171,6 +191,10 @@ pub struct SearchAgent {
     /// Whether the particles matched everything the seat saw at the last update.
     consistent: bool,
     stats: SearchStats,
+    /// The helper threads (`threads` above 1), started at the first search.
+    pool: Option<pool::Pool>,
+    /// Results of playouts played ahead on the pool, until the search asks for them.
+    ahead: HashMap<pool::Key, pool::Played>,
 }
 
 impl SearchAgent {
@@ -194,6 +218,8 @@ impl SearchAgent {
             synced: 0,
             consistent: true,
             stats: SearchStats::default(),
+            pool: None,
+            ahead: HashMap::new(),
         })
     }
 
@@ -405,7 +431,9 @@ impl SearchAgent {
             Some(limit) => spent > 0 && started.elapsed() >= limit,
             None => spent >= budget,
         };
-        let kinds = vec![self.rollout().to_string(); real.players() as usize];
+        let kinds: Arc<[String]> = vec![self.rollout().to_string(); real.players() as usize].into();
+        let threads = self.options.threads.max(1) as usize;
+        self.ahead.clear();
         let mut candidates = self.candidates(arms, prior, budget);
         // `scores[arm][k]`: what the option's playout on sample k gave (`None`: not played, or
         // the rules failed on the sample). Sample k is one particle and one pair of seeds, the
@@ -427,22 +455,40 @@ impl SearchAgent {
                 }
                 Some(_) => samples.max(1),
             };
-            for _ in 0..per {
+            for done in 0..per {
                 let k = scores[candidates[0]].len();
                 let count = self.particles.len();
                 let Some(p) = (0..count).map(|i| (k + i) % count).find(|&p| !broken[p]) else { break 'search };
                 let seeds = (self.rng.next_u64(), self.rng.next_u64());
                 scores.iter_mut().for_each(|s| s.resize(k + 1, None));
-                for &arm in &candidates {
+                for (i, &arm) in candidates.iter().enumerate() {
                     if out_of_budget(spent) {
                         break 'search;
                     }
                     spent += 1;
-                    scores[arm][k] = self.playout(p, arm, legal, seat, seeds, &kinds)?;
+                    let key = (p, arm, seeds);
+                    if threads > 1 && !self.ahead.contains_key(&key) {
+                        // Play ahead on every thread what this round will ask for next, if no
+                        // playout fails (a fixed budget: up to the budget; a time budget: a
+                        // few playouts a thread at a time, so that time is checked between).
+                        let most = match limit {
+                            None => (budget - spent + 1) as usize,
+                            Some(_) => 4 * threads,
+                        };
+                        let later = Later { samples: (per - done - 1) as usize, k, broken: &broken, most };
+                        let keys = self.upcoming(key, &candidates[i + 1..], &candidates, later);
+                        self.play_ahead(keys, legal, seat, &kinds);
+                    }
+                    // A playout played ahead gives what it would give here: it depends on its
+                    // particle, option and seeds alone.
+                    let result = self.ahead.remove(&key).unwrap_or_else(|| self.playout(key, legal, seat, &kinds));
+                    self.stats.playouts += 1;
+                    scores[arm][k] = result?;
                     if scores[arm][k].is_none() {
                         // The rules failed on this sample (a script error, a stuck flow): a
                         // state the real game may never reach, as a sample that did not match
                         // all the seat saw can be. It is not played again in this decision.
+                        self.stats.failed += 1;
                         broken[p] = true;
                         break;
                     }
@@ -450,6 +496,7 @@ impl SearchAgent {
             }
             halve(&mut candidates, &scores, prior);
         }
+        self.ahead.clear();
         // The best mean (ties: the first listed). The search improves on the rollout agent's
         // answer rather than replacing it: another option is played only when it did clearly
         // better on the same samples (`clearly_better`). With a budget too small to tell the
@@ -478,41 +525,99 @@ impl SearchAgent {
         prior.into_iter().chain(others).collect()
     }
 
-    /// One playout of sample `p` (a particle, and the seeds of the sample's chance and agents):
-    /// option `arm` taken in a copy of the particle (none for letting the game go on), the game
-    /// played on by the rollout agent on every seat up to the depth limit, and what its end is
-    /// worth to `seat` (`score`). `None` when the rules failed on the sample.
-    fn playout(
-        &mut self,
-        p: usize,
-        arm: usize,
-        legal: &[Action],
-        seat: SeatId,
-        seeds: (u64, u64),
-        kinds: &[String],
-    ) -> Result<Option<f64>, Error> {
-        let mut game = self.particles[p].game.clone();
-        game.set_recording(false);
-        game.state_mut().rng = Rng::seeded(seeds.0);
-        self.stats.playouts += 1;
-        if arm < legal.len() && game.check_legal(&legal[arm]).is_err() {
-            // Only on an approximate particle: this option does not exist there.
-            return Ok(Some(0.0));
-        }
-        let played = crate::sim::seated_agents(&self.rules, kinds, seeds.1).and_then(|mut agents| {
-            if arm < legal.len() {
-                game.apply_unchecked(&legal[arm])?;
+    /// The playout `key` (a particle, an option, and the seeds of the sample's chance and
+    /// agents), played on this thread (see `play`).
+    fn playout(&self, key: pool::Key, legal: &[Action], seat: SeatId, kinds: &[String]) -> Result<Option<f64>, Error> {
+        let game = self.particles[key.0].game.clone();
+        play(game, legal.get(key.1), seat, key.2, kinds, self.options.depth)
+    }
+
+    /// The playouts the search will ask for from `next` on, in order, if none of them fails:
+    /// `next`, the options `rest` after it on its sample, then the options `candidates` on each
+    /// of the round's samples still to come, their particles and seeds drawn as the search will
+    /// draw them (from a copy of its generator).
+    fn upcoming(&self, next: pool::Key, rest: &[usize], candidates: &[usize], later: Later) -> Vec<pool::Key> {
+        let (p, _, seeds) = next;
+        let mut keys = vec![next];
+        keys.extend(rest.iter().map(|&arm| (p, arm, seeds)));
+        let mut rng = self.rng.clone();
+        let count = self.particles.len();
+        for j in 1..=later.samples {
+            if keys.len() >= later.most {
+                break;
             }
-            crate::sim::play_out(&mut game, &mut agents, self.options.depth)
-        });
-        match played {
-            // A failing evaluation is the ruleset's error, on any sample: reported.
-            Ok(_) | Err(Error::Unfinished(_)) => score(&game, seat).map(Some),
-            Err(_) => {
-                self.stats.failed += 1;
-                Ok(None)
-            }
+            let k = later.k + j;
+            let Some(p) = (0..count).map(|i| (k + i) % count).find(|&p| !later.broken[p]) else { break };
+            let seeds = (rng.next_u64(), rng.next_u64());
+            keys.extend(candidates.iter().map(|&arm| (p, arm, seeds)));
         }
+        keys.truncate(later.most.max(1));
+        keys
+    }
+
+    /// Plays `keys` on every thread (the pool is started at the first call) and keeps their
+    /// results until the search asks for them.
+    fn play_ahead(&mut self, keys: Vec<pool::Key>, legal: &[Action], seat: SeatId, kinds: &Arc<[String]>) {
+        let helpers = self.options.threads.max(1) as usize - 1;
+        let pool = self.pool.get_or_insert_with(|| pool::Pool::new(&self.rules.replica(), helpers));
+        let jobs = keys
+            .into_iter()
+            .map(|key| pool::Job {
+                key,
+                state: Box::new(self.particles[key.0].game.state().clone()),
+                action: legal.get(key.1).copied(),
+                seat,
+                kinds: kinds.clone(),
+                depth: self.options.depth,
+            })
+            .collect();
+        let (results, helped) = pool.run(&self.rules, jobs);
+        self.stats.helped += helped as u64;
+        self.ahead.extend(results);
+    }
+}
+
+/// Where the search stands in a round, for `SearchAgent::upcoming`: the samples still to come
+/// after the current one, the current sample's index, the particles the rules failed on, and
+/// the most playouts to look ahead to.
+struct Later<'a> {
+    samples: usize,
+    k: usize,
+    broken: &'a [bool],
+    most: usize,
+}
+
+/// One playout: `action` taken (none: the game let go on) in `game`, a copy of a particle, the
+/// game played on by the agents `kinds` on every seat up to `depth` decisions, its chance and
+/// agents seeded with `seeds`, and what its end is worth to `seat` (`score`). `None` when the
+/// rules failed on the sample.
+fn play(
+    mut game: Game,
+    action: Option<&Action>,
+    seat: SeatId,
+    seeds: (u64, u64),
+    kinds: &[String],
+    depth: u64,
+) -> Result<Option<f64>, Error> {
+    game.set_recording(false);
+    game.state_mut().rng = Rng::seeded(seeds.0);
+    if let Some(action) = action
+        && game.check_legal(action).is_err()
+    {
+        // Only on an approximate particle: this option does not exist there.
+        return Ok(Some(0.0));
+    }
+    let rules = game.rules().clone();
+    let played = crate::sim::seated_agents(&rules, kinds, seeds.1).and_then(|mut agents| {
+        if let Some(action) = action {
+            game.apply_unchecked(action)?;
+        }
+        crate::sim::play_out(&mut game, &mut agents, depth)
+    });
+    match played {
+        // A failing evaluation is the ruleset's error, on any sample: reported.
+        Ok(_) | Err(Error::Unfinished(_)) => score(&game, seat).map(Some),
+        Err(_) => Ok(None),
     }
 }
 

@@ -510,8 +510,9 @@ pub fn simulate(
     report(&rules, options, tally, records, start.elapsed().as_secs_f64())
 }
 
-/// Like `simulate`, on `threads` threads: each loads the ruleset itself (rules hold the script
-/// engine, which stays on its thread) and takes the run's next game until none is left. The
+/// Like `simulate`, on `threads` threads: each loads its own copy of the rules from the files'
+/// texts as read at the start (`Rules::replica`: rules hold the script engine, which stays on
+/// its thread) and takes the run's next game until none is left. The
 /// games are the same as on one thread (game `i` is seeded from the run's seed and `i` alone)
 /// and come back in order. `progress` is called once per game, from any thread.
 ///
@@ -566,6 +567,9 @@ fn simulate_on_threads(
         let i = next.fetch_add(1, Ordering::Relaxed);
         (i < options.games).then_some(i)
     };
+    // Every thread plays by a copy of the rules loaded here, made from the files as they were
+    // read then: a file changed during the run cannot make the threads' rules differ.
+    let replica = rules.replica();
     let results: Vec<ThreadResult> = std::thread::scope(|scope| {
         let mut workers = Vec::new();
         for t in 0..threads {
@@ -576,8 +580,7 @@ fn simulate_on_threads(
             let worker = builder.spawn_scoped(scope, || {
                 // Errors cross threads as text: a rendered diagnostic needs the rules' sources.
                 let rules = Rc::new(
-                    crate::rules::load::load(ruleset, load)
-                        .map_err(|e| (0, crate::diag::render(&e, &crate::diag::Sources::default())))?,
+                    replica.load().map_err(|e| (0, crate::diag::render(&e, &crate::diag::Sources::default())))?,
                 );
                 play_games(&rules, options, std::iter::from_fn(queue), &mut |r| progress(r)).map_err(|(i, e)| {
                     failed.store(true, Ordering::Relaxed);

@@ -181,9 +181,54 @@ fn parse_file(sources: &Sources, file: FileId) -> Result<RawRuleset, Box<Diagnos
 
 /// Loads a ruleset from its folder.
 pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
+    load_from(dir, options, Files::Disk)
+}
+
+/// Where a load reads its files: the disk, or the texts an earlier load of the same ruleset
+/// read (`Rules::replica`), so that a copy made later is the same rules even if the files
+/// changed since.
+#[derive(Clone, Copy)]
+pub(super) enum Files<'a> {
+    /// The files as they are now.
+    Disk,
+    /// The texts kept by an earlier load; a file it did not read does not exist.
+    Kept(&'a Sources),
+}
+
+impl Files<'_> {
+    /// Reads a file into `sources` (see `Sources::read`).
+    fn read(self, sources: &mut Sources, path: &Path) -> Result<FileId, Error> {
+        match self {
+            Files::Disk => sources.read(path, MAX_RULESET_FILE_BYTES),
+            Files::Kept(kept) => match kept.find(path) {
+                Some(id) => Ok(sources.add(path, kept.text(id).to_string())),
+                None => Err(Error::Io { path: path.to_path_buf(), source: std::io::ErrorKind::NotFound.into() }),
+            },
+        }
+    }
+
+    /// Whether a path is a file.
+    fn is_file(self, path: &Path) -> bool {
+        match self {
+            Files::Disk => path.is_file(),
+            Files::Kept(kept) => kept.find(path).is_some(),
+        }
+    }
+
+    /// Whether a path exists (a file, or something reading it will complain about).
+    fn exists(self, path: &Path) -> bool {
+        match self {
+            Files::Disk => path.exists(),
+            Files::Kept(kept) => kept.find(path).is_some(),
+        }
+    }
+}
+
+/// `load_dir`, reading through `files`.
+pub(super) fn load_from(dir: &Path, options: &LoadOptions, files: Files) -> Result<Rules, Error> {
     let mut sources = Sources::default();
     let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
-    let base_file = sources.read(&dir.join("game.toml"), MAX_RULESET_FILE_BYTES)?;
+    let base_file = files.read(&mut sources, &dir.join("game.toml"))?;
     fnv1a(&mut fingerprint, sources.text(base_file).as_bytes());
     let mut diags = Vec::new();
     let mut merged = Merged::default();
@@ -200,7 +245,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     let variants: Vec<String> = options
         .variants
         .iter()
-        .map(|v| match variant_is_a_path(v).then(|| Path::new(v).canonicalize()) {
+        .map(|v| match (variant_is_a_path(v) && matches!(files, Files::Disk)).then(|| Path::new(v).canonicalize()) {
             Some(Ok(abs)) => abs.display().to_string(),
             _ => v.clone(),
         })
@@ -209,14 +254,14 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     let ruleset_name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
     for variant in &variants {
         let path = variant_file(dir, variant, "toml");
-        if variant_is_a_path(variant) && !path.is_file() {
+        if variant_is_a_path(variant) && !files.is_file(&path) {
             return Err(Error::NoVariant {
                 variant: variant.clone(),
                 ruleset: ruleset_name.clone(),
                 reason: ": no such overlay file (a variant is a name from the ruleset's variants/ or a path to a .toml file)".into(),
             });
         }
-        if !path.is_file() {
+        if !files.is_file(&path) {
             let known = list_variants(dir);
             return Err(Error::NoVariant {
                 variant: variant.clone(),
@@ -228,7 +273,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
                 ),
             });
         }
-        let file = sources.read(&path, MAX_RULESET_FILE_BYTES)?;
+        let file = files.read(&mut sources, &path)?;
         fnv1a(&mut fingerprint, b"\0variant\0");
         fnv1a(&mut fingerprint, sources.text(file).as_bytes());
         match parse_file(&sources, file) {
@@ -270,7 +315,7 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     // The ruleset's own scripts come first; `base_scripts` counts them (variants' follow).
     let mut base_scripts = 0;
     for name in &script_names {
-        match sources.read(&dir.join(&name.value), MAX_RULESET_FILE_BYTES) {
+        match files.read(&mut sources, &dir.join(&name.value)) {
             Ok(file) => {
                 fnv1a(&mut fingerprint, sources.text(file).as_bytes());
                 scripts_text.push(file);
@@ -287,10 +332,10 @@ pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Rules, Error> {
     // Variant scripts replace base functions of the same name: they are compiled after the base.
     for variant in &variants {
         let path = variant_file(dir, variant, "rhai");
-        if !path.exists() {
+        if !files.exists(&path) {
             continue;
         }
-        match sources.read(&path, MAX_RULESET_FILE_BYTES) {
+        match files.read(&mut sources, &path) {
             Ok(file) => {
                 fnv1a(&mut fingerprint, sources.text(file).as_bytes());
                 scripts_text.push(file);

@@ -402,6 +402,11 @@ impl Scripts {
         self.program = None;
     }
 
+    /// Whether every hook runs on the interpreter.
+    pub(crate) fn interpreted(&self) -> bool {
+        self.program.is_none()
+    }
+
     /// The script functions left to Rhai's interpreter, and why (empty when nothing is compiled).
     pub(crate) fn fallbacks(&self) -> &[Fallback] {
         self.program.as_ref().map(|p| p.fallbacks.as_slice()).unwrap_or_default()

@@ -236,3 +236,38 @@ fn script_helpers_search_lists_pick_dice_walk_links_rank_and_cross_lines() {
         ]
     );
 }
+
+/// A replica of loaded rules (what another thread loads its own copy from) gives the same rules
+/// as the files were when read, variants, overrides and interpreted scripts included, even after
+/// the files change, and on another thread.
+#[test]
+fn a_replica_loads_the_rules_as_they_were_read() {
+    let dir = std::env::temp_dir().join(format!("tabula-replica-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("variants")).expect("scratch folder");
+    for file in ["game.toml", "rules.rhai", "variants/carry.toml", "variants/carry.rhai"] {
+        std::fs::copy(std::path::Path::new(FIXTURE).join(file), dir.join(file)).expect("copy");
+    }
+    let options = LoadOptions { variants: vec!["carry".into()], overrides: vec![("hand_size".into(), "1".into())] };
+    let path = dir.to_str().expect("a path in UTF-8");
+    let mut rules = tabula::load(path, &options).expect("the copy loads");
+    rules.interpret_scripts();
+    let replica = rules.replica();
+    let toml = std::fs::read_to_string(dir.join("game.toml")).expect("game.toml");
+    std::fs::write(dir.join("game.toml"), toml.replace("goal = 10", "goal = 7")).expect("write");
+    let script = std::fs::read_to_string(dir.join("variants/carry.rhai")).expect("carry.rhai");
+    std::fs::write(dir.join("variants/carry.rhai"), script + "\nfn added() { 1 }\n").expect("write");
+    let now = tabula::load(path, &options).expect("the changed copy loads");
+    assert_ne!(now.fingerprint, rules.fingerprint, "the files did change");
+    let copy = std::thread::spawn(move || {
+        let copy = replica.load().expect("the replica loads");
+        (copy.fingerprint, copy.params["goal"].clone(), copy.script_functions_compiled(), copy.scripts_interpreted())
+    })
+    .join()
+    .expect("the thread ends");
+    let _ = std::fs::remove_dir_all(&dir);
+    let functions = rules.script_functions_compiled();
+    assert_eq!(copy, (rules.fingerprint, rules.params["goal"].clone(), functions, true));
+    assert_eq!(copy.1, tabula::rules::ParamValue::Int(10));
+    assert_ne!(now.script_functions_compiled().1, functions.1, "the variant's script changed");
+}

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use tabula::agent::{Agent, Decision, Plan, Turn};
-use tabula::search::{SearchAgent, SearchOptions};
+use tabula::search::{SearchAgent, SearchOptions, SearchStats};
 use tabula::secrecy::{SecrecyOptions, check_secrecy};
 use tabula::sim::{SimOptions, agent_seed, play_out, seated_agents, simulate_parallel};
 use tabula::{Game, LoadOptions, load};
@@ -68,6 +68,39 @@ fn a_playout_budget_gives_the_same_games_on_any_thread_count() {
     let random = SimOptions { seat_agents: vec![("police".into(), "random".into())], ..options.clone() };
     let random = simulate_parallel("rulesets/east-berlin", &load, &random, 1, &|_| {}).expect("random");
     assert_ne!(games(&one), games(&random));
+}
+
+/// With `threads=3` two helper threads, each with its own copy of the rules, play playouts
+/// beside the searching one, and the search makes the same choices as on one thread: the same
+/// Temple game (real time: waiting is one of the options), event for event, and the same
+/// counts of what it did.
+#[test]
+fn a_search_on_several_threads_plays_as_on_one() {
+    let rules = Rc::new(load("rulesets/temple", &LoadOptions::default()).expect("temple"));
+    let seed = 2;
+    let play = |threads: u32| {
+        let options =
+            SearchOptions::parse("search:playouts=24,particles=4,depth=20").expect("options").expect("search");
+        let options = SearchOptions { threads, ..options };
+        let mut game = Game::recorded(rules.clone(), 4, seed).expect("game");
+        let mut agents = seated_agents(&rules, &vec!["heuristic".to_string(); 4], seed).expect("agents");
+        let searcher =
+            Rc::new(RefCell::new(SearchAgent::new(rules.clone(), options, agent_seed(seed, 0)).expect("agent")));
+        agents[0] = Box::new(Shared(searcher.clone()));
+        play_out(&mut game, &mut agents, 10_000).expect("game ends");
+        let stats = searcher.borrow().stats().clone();
+        (game.events().to_vec(), stats)
+    };
+    let (alone, on_one) = play(1);
+    let (helped, on_three) = play(3);
+    assert!(on_one.playouts > 200, "too few playouts: {on_one:?}");
+    assert_eq!(on_one.helped, 0);
+    assert!(on_three.helped * 3 > on_three.playouts, "the helpers played too little: {on_three:?}");
+    assert_eq!(SearchStats { helped: 0, ..on_three }, on_one);
+    if let Some(i) = alone.iter().zip(&helped).position(|(a, b)| a != b) {
+        panic!("event {i}: on one thread {:?}, on three {:?}", alone[i], helped[i]);
+    }
+    assert_eq!(alone.len(), helped.len());
 }
 
 /// The search agent, shared so that a test can read what it did after the game.
@@ -171,6 +204,7 @@ fn search_options_are_checked() {
         ("search:playouts=0", "playouts must be a whole number from 1"),
         ("search:playouts", "is not key=value"),
         ("search:rollout=search", "cannot be played by search"),
+        ("search:threads=0", "threads must be a whole number from 1 to 1024"),
     ] {
         let e = SearchOptions::parse(bad).expect_err(bad).to_string();
         assert!(e.contains(says), "{bad}: {e}");

@@ -73,10 +73,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         total.rebuilt += s.rebuilt;
         total.dropped += s.dropped;
         total.failed += s.failed;
+        total.helped += s.helped;
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate), {} playouts, {} particles rebuilt, {} dropped, {} playouts failed; {:.1} ms a searched decision",
+        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate), {} playouts, {} particles rebuilt, {} dropped, {} playouts failed, {} played by helper threads; {:.1} ms a searched decision (wall clock)",
         decisions / games.max(1),
         total.decisions,
         total.approximate,
@@ -84,6 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         total.rebuilt,
         total.dropped,
         total.failed,
+        total.helped,
         1000.0 * seconds / total.decisions.max(1) as f64
     );
     Ok(())

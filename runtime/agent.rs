@@ -144,6 +144,15 @@ pub trait Agent {
     fn react(&mut self, _decision: &Decision) -> Result<Option<usize>, crate::Error> {
         Ok(None)
     }
+
+    /// What the agent counted of its work in the game so far, as (what, how many): a run's
+    /// report sums them by seat (`tabula sim` prints them, its JSON has them as `agent_counts`),
+    /// so that a designer sees what an agent cost and how it fared (the search agent: decisions
+    /// searched, on samples that did not match all it saw, playouts...). Most agents count
+    /// nothing.
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// Picks uniformly at random among the legal actions, from its own seeded generator.

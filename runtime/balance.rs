@@ -126,6 +126,10 @@ pub struct Tally {
     rounds: BTreeMap<i64, u64>,
     /// Games per game time at the end in ms (real-time games).
     clock_ms: BTreeMap<i64, u64>,
+    /// What the seats' agents counted of their work (`Agent::counts`), summed over the games:
+    /// by seat name, then by what was counted.
+    #[serde(default)]
+    agent_counts: IndexMap<String, IndexMap<String, u64>>,
 }
 
 impl Tally {
@@ -146,8 +150,29 @@ impl Tally {
         }
     }
 
+    /// Adds what a seat's agent counted of its work in one game (`Agent::counts`).
+    pub fn add_agent_counts(&mut self, seat: &str, counts: &[(&str, u64)]) {
+        if counts.is_empty() {
+            return;
+        }
+        let seat = self.agent_counts.entry(seat.to_string()).or_default();
+        for &(what, n) in counts {
+            *seat.entry(what.to_string()).or_default() += n;
+        }
+    }
+
+    /// What the seats' agents counted of their work, summed over the games: by seat name, then
+    /// by what was counted (empty when no agent counts anything).
+    pub fn agent_counts(&self) -> &IndexMap<String, IndexMap<String, u64>> {
+        &self.agent_counts
+    }
+
     /// Adds the games of another part of the run.
     pub fn merge(&mut self, other: Tally) {
+        for (seat, counts) in &other.agent_counts {
+            let counts: Vec<(&str, u64)> = counts.iter().map(|(what, &n)| (what.as_str(), n)).collect();
+            self.add_agent_counts(seat, &counts);
+        }
         self.games += other.games;
         for (k, n) in other.outcomes {
             *self.outcomes.entry(k).or_default() += n;

@@ -170,7 +170,8 @@ pub struct SearchStats {
     /// particle not played again in that decision.
     pub failed: u64,
     /// Playouts played by helper threads (`threads` above 1), including any played ahead that
-    /// the search then did not ask for (after a playout failed).
+    /// the search then did not ask for (after a playout failed). Which thread plays a playout
+    /// depends on timing: unlike the rest, this count differs from run to run.
     pub helped: u64,
 }
 
@@ -981,6 +982,20 @@ impl Agent for SearchAgent {
 
     fn choose(&mut self, decision: &Decision) -> Result<usize, Error> {
         self.search(decision, false)
+    }
+
+    /// The stats but `helped`, which depends on the threads' timing (a run's report is the
+    /// same from run to run).
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        let s = &self.stats;
+        vec![
+            ("decisions searched", s.decisions),
+            ("on samples that did not match all it saw", s.approximate),
+            ("playouts", s.playouts),
+            ("playouts the rules failed in", s.failed),
+            ("particles rebuilt from the whole history", s.rebuilt),
+            ("particles dropped", s.dropped),
+        ]
     }
 
     /// Letting the game go on is one more option of the search.

@@ -102,6 +102,10 @@ pub struct SimReport {
     /// printed: `--csv` and `--jsonl` write them); empty otherwise.
     #[serde(skip)]
     pub records: Vec<GameRecord>,
+    /// What the seats' agents counted of their work (`Agent::counts`), summed over the games, by
+    /// seat, then by what was counted; left out of the JSON when no agent counts anything.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub agent_counts: IndexMap<String, IndexMap<String, u64>>,
 }
 
 /// The seed of a seat's agent in a game seeded `game_seed`.
@@ -655,9 +659,12 @@ fn play_games(
     let mut tally = Tally::default();
     let mut records = Vec::new();
     for i in indices {
-        let record = play_game(rules, options, &kinds, i).map_err(|e| (i, e))?;
+        let (record, counts) = play_game(rules, options, &kinds, i).map_err(|e| (i, e))?;
         progress(&record);
         tally.add(&record);
+        for (seat, counts) in rules.seats.iter().zip(&counts) {
+            tally.add_agent_counts(&seat.name, counts);
+        }
         if options.keep_records {
             records.push(record);
         }
@@ -687,8 +694,17 @@ fn command_to_replay(rules: &Rules, options: &SimOptions, players: u8, i: u64) -
     command
 }
 
-/// Plays game `i` of a run (and writes its log if the run keeps logs).
-fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) -> Result<GameRecord, Error> {
+/// What each seat's agent counted of its work in a game (`Agent::counts`), in seat order.
+type AgentCounts = Vec<Vec<(&'static str, u64)>>;
+
+/// Plays game `i` of a run (and writes its log if the run keeps logs): its record, and what
+/// its agents counted of their work.
+fn play_game(
+    rules: &Rc<Rules>,
+    options: &SimOptions,
+    kinds: &[String],
+    i: u64,
+) -> Result<(GameRecord, AgentCounts), Error> {
     let players = options.players.unwrap_or(rules.usual_players);
     let game_seed = Rng::derive_seed(options.seed, i);
     // A search agent samples from the game's history: its games are recorded.
@@ -736,7 +752,8 @@ fn play_game(rules: &Rc<Rules>, options: &SimOptions, kinds: &[String], i: u64) 
         let text = log.to_string();
         std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
     }
-    Ok(GameRecord::of(&game, i, game_seed, decisions, &options.record))
+    let counts = agents.iter().map(|a| a.counts()).collect();
+    Ok((GameRecord::of(&game, i, game_seed, decisions, &options.record), counts))
 }
 
 /// The report of a run from its games' tally (and records, if kept).
@@ -781,6 +798,12 @@ fn report(
         decisions_per_game: if games > 0 { decisions as f64 / games as f64 } else { 0.0 },
         outcomes,
         balance: tally.balance(rules, players),
+        // In seat order, whichever thread's games were counted first.
+        agent_counts: rules
+            .seats
+            .iter()
+            .filter_map(|s| tally.agent_counts().get(&s.name).map(|counts| (s.name.clone(), counts.clone())))
+            .collect(),
         records,
     })
 }

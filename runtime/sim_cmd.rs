@@ -234,5 +234,11 @@ fn print_summary(r: &SimReport) {
     if let Some(time) = &r.balance.game_seconds {
         outln!("  game time: {}", spread_text(time, " s"));
     }
+    for (seat, counts) in &r.agent_counts {
+        // What a seat's agent counted of its work, summed over the games (the search agent's
+        // decisions searched, playouts...).
+        let counts: Vec<String> = counts.iter().map(|(what, n)| format!("{n} {what}")).collect();
+        outln!("  {seat}'s agent ({}): {}", r.agents.get(seat).map_or("", String::as_str), counts.join(", "));
+    }
     outln!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
 }

@@ -95,12 +95,47 @@ fn a_search_on_several_threads_plays_as_on_one() {
     let (helped, on_three) = play(3);
     assert!(on_one.playouts > 200, "too few playouts: {on_one:?}");
     assert_eq!(on_one.helped, 0);
-    assert!(on_three.helped * 3 > on_three.playouts, "the helpers played too little: {on_three:?}");
+    // How many the helpers play depends on timing; that they play is what is checked.
+    assert!(on_three.helped > 0, "the helpers played nothing: {on_three:?}");
     assert_eq!(SearchStats { helped: 0, ..on_three }, on_one);
     if let Some(i) = alone.iter().zip(&helped).position(|(a, b)| a != b) {
         panic!("event {i}: on one thread {:?}, on three {:?}", alone[i], helped[i]);
     }
     assert_eq!(alone.len(), helped.len());
+}
+
+/// A run's report says what each searching seat's agent did, summed over the games, the same on
+/// any number of threads; a run without a search seat says nothing of it.
+#[test]
+fn a_runs_report_counts_what_the_search_did() {
+    let run = |threads: &str, seats: &[&str]| {
+        let mut args = vec!["sim", "east-berlin", "--games", "4", "--seed", "5", "--threads", threads, "--json"];
+        for seat in seats {
+            args.extend(["--seat", seat]);
+        }
+        let (ok, out, err) = crate::common::tabula(&args, "");
+        assert!(ok, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("JSON")
+    };
+    let seats = ["exile=search:playouts=6,particles=4", "police=search:playouts=6,threads=2"];
+    let report = run("1", &seats);
+    let counts = &report["agent_counts"];
+    let names: Vec<&String> = counts.as_object().expect("counts by seat").keys().collect();
+    assert_eq!(names, ["exile", "police"], "in seat order");
+    for seat in ["police", "exile"] {
+        let searched = counts[seat]["decisions searched"].as_u64().expect("decisions searched");
+        let playouts = counts[seat]["playouts"].as_u64().expect("playouts");
+        assert!(searched > 10, "{seat}: {counts}");
+        assert!(playouts > searched && playouts <= 6 * searched, "{seat}: {counts}");
+    }
+    assert_eq!(run("2", &seats)["agent_counts"], *counts, "the same on two threads");
+    assert!(run("1", &[]).get("agent_counts").is_none(), "random agents count nothing");
+    let (ok, out, err) = crate::common::tabula(&["sim", "east-berlin", "--games", "2", "--seat", seats[1]], "");
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("police's agent (search:playouts=6,threads=2): ") && out.contains(" decisions searched, "),
+        "{out}"
+    );
 }
 
 /// The search agent, shared so that a test can read what it did after the game.

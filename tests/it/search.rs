@@ -138,6 +138,18 @@ fn a_runs_report_counts_what_the_search_did() {
     );
 }
 
+/// A time budget on several threads (not reproducible, so only checked to play a game through):
+/// the playouts are played ahead a few a thread at a time, the clock checked between.
+#[test]
+fn a_time_budget_on_several_threads_plays_a_game_through() {
+    let args = ["sim", "east-berlin", "--games", "1", "--seat", "police=search:ms=2,threads=2", "--json"];
+    let (ok, out, err) = crate::common::tabula(&args, "");
+    assert!(ok, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(report["games"], 1);
+    assert!(report["agent_counts"]["police"]["playouts"].as_u64() > Some(0), "{report}");
+}
+
 /// The search agent, shared so that a test can read what it did after the game.
 struct Shared(Rc<RefCell<SearchAgent>>);
 

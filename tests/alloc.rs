@@ -151,3 +151,18 @@ fn a_list_or_map_a_function_only_reads_is_lent_not_copied() {
     assert_eq!(game.state().counter(total), 1000 * (4950 + 3));
     assert!(during < 500, "{during} allocations for 2,000 calls");
 }
+
+/// Rhai's `abs` and `pop` are computed by the compiled code itself (`Std` in
+/// `script/compile/ops.rs`): tests/fixtures/library calls each a thousand times at setup. A call
+/// into Rhai's library costs allocations of its own (its call state is copied for each call).
+#[test]
+fn library_functions_computed_inline_allocate_nothing() {
+    let rules = Rc::new(tabula::load("tests/fixtures/library", &LoadOptions::default()).expect("the probe loads"));
+    let before = allocations();
+    let game = Game::new(rules.clone(), 1, 1).expect("the setup runs");
+    let during = allocations() - before;
+    let total = rules.counter("total").expect("counter");
+    // |i - 500| for i in 0..1000 is 250,000, and the items popped add up to 0 + 1 + ... + 999.
+    assert_eq!(game.state().counter(total), 250_000 + 499_500);
+    assert!(during < 100, "{during} allocations for 2,000 calls");
+}

@@ -286,6 +286,9 @@ pub(super) enum Std {
     StartsWith,
     ToString,
     Truncate,
+    Abs,
+    SubString,
+    Pop,
 }
 
 impl Std {
@@ -301,6 +304,9 @@ impl Std {
             ("starts_with", 2) => Std::StartsWith,
             ("to_string", 1) => Std::ToString,
             ("truncate", 2) => Std::Truncate,
+            ("abs", 1) => Std::Abs,
+            ("sub_string", 2 | 3) => Std::SubString,
+            ("pop", 1) => Std::Pop,
             _ => return None,
         })
     }
@@ -361,7 +367,48 @@ impl Std {
                 list.truncate(usize::try_from(len).unwrap_or(0));
                 Some(Dynamic::UNIT)
             }
+            // The library's `abs` fails on the one integer without a positive counterpart:
+            // Rhai says so.
+            (Std::Abs, [a]) => a.as_int().ok()?.checked_abs().map(Dynamic::from_int),
+            (Std::SubString, [s, start]) => {
+                let (text, start) = (s.as_immutable_string_ref().ok()?, start.as_int().ok()?);
+                // As the library's: from `start` to the end, given as the text's length in bytes.
+                let len = i64::try_from(text.len()).unwrap_or(i64::MAX);
+                Some(Dynamic::from(sub_string(&text, start, len)))
+            }
+            (Std::SubString, [s, start, len]) => {
+                let (text, start, len) = (s.as_immutable_string_ref().ok()?, start.as_int().ok()?, len.as_int().ok()?);
+                Some(Dynamic::from(sub_string(&text, start, len)))
+            }
+            (Std::Pop, [a]) => {
+                let mut list = a.write_lock::<Array>()?;
+                Some(list.pop().unwrap_or(Dynamic::UNIT))
+            }
             _ => None,
         }
     }
+}
+
+/// `text.sub_string(start, len)` as Rhai's library computes it, counting characters: a negative
+/// `start` counts from the end (before the first character, from the first), a `start` past
+/// the end or a `len` of 0 or less gives an empty text, and `len` stops at the end.
+fn sub_string(text: &str, start: i64, len: i64) -> ImmutableString {
+    if text.is_empty() || len <= 0 {
+        return ImmutableString::new();
+    }
+    let chars = text.chars().count();
+    let offset = if start < 0 {
+        let Ok(back) = usize::try_from(start.unsigned_abs()) else { return ImmutableString::new() };
+        chars.saturating_sub(back)
+    } else {
+        match usize::try_from(start) {
+            Ok(start) if start < chars => start,
+            _ => return ImmutableString::new(),
+        }
+    };
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|len| len.checked_add(offset).is_some_and(|end| end <= chars))
+        .unwrap_or(chars - offset);
+    text.chars().skip(offset).take(len).collect::<String>().into()
 }

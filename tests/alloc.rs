@@ -166,3 +166,19 @@ fn library_functions_computed_inline_allocate_nothing() {
     assert_eq!(game.state().counter(total), 250_000 + 499_500);
     assert!(during < 100, "{during} allocations for 2,000 calls");
 }
+
+/// A loop over a list in a variable that its body never names, with a loop variable the body
+/// never changes, walks the list in place (`each_lent` in `script/compile/stmt.rs`):
+/// tests/fixtures/walk walks a list of ten maps a hundred times at setup. Copies would cost
+/// the list and each map at every walk (at least 1,100 allocations).
+#[test]
+fn a_list_a_loop_only_reads_is_walked_in_place() {
+    let rules = Rc::new(tabula::load("tests/fixtures/walk", &LoadOptions::default()).expect("the probe loads"));
+    let before = allocations();
+    let game = Game::new(rules.clone(), 1, 1).expect("the setup runs");
+    let during = allocations() - before;
+    let total = rules.counter("total").expect("counter");
+    // 100 x (0 + 1 + ... + 9 = 45, and 2 tiles for each of the 10 ways).
+    assert_eq!(game.state().counter(total), 100 * (45 + 20));
+    assert!(during < 200, "{during} allocations for 100 walks of 10 maps");
+}

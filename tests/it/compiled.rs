@@ -192,6 +192,11 @@ fn the_probe_gives_what_rhai_gives() {
         // The first two tokens (n 0, red; n 0, blue) set and read back, the first one's `next`
         // the second (piece 1), then none.
         "props [4, 7, \"blue\", \"blue\", 1, (), 1, 2] [0, 0, \"red\", \"blue\"]",
+        // Items of the maps' list (1, 2), the first two items by counter (10, 20), all but 2,
+        // the first above 2, the third item after a throw in the loop and in a function
+        // called (3, then 3 + 4), 2 + 2 from nested loops, the list's length; the maps and
+        // the list as they were; the list grown while walked over its copy.
+        "walked [1, 2, 10, 20, 1, 3, 4, 3, 3, 7, 4, 4] [1, 2, 3, 4] [#{\"a\": 1}, #{\"a\": 2}] [1, 2, 1, 2] 10",
         "pointer 13",
     ];
     assert_eq!(compiled, expected);
@@ -209,10 +214,10 @@ fn only_what_the_compiler_does_not_cover_runs_on_rhai() {
             ("left_to_rhai", "it calls `by_pointer`, which runs on Rhai"),
         ]
     );
-    assert_eq!(rules.script_functions_compiled(), (46, 48));
+    assert_eq!(rules.script_functions_compiled(), (49, 51));
     let (ok, out, _) = tabula(&["check", "tests/fixtures/compiled"], "");
     assert!(ok);
-    assert!(out.contains("scripts: 46 of 48 functions compiled"), "{out}");
+    assert!(out.contains("scripts: 49 of 51 functions compiled"), "{out}");
     assert!(out.contains("`by_pointer` runs on Rhai: it calls `call`"), "{out}");
 }
 

@@ -84,6 +84,10 @@ pub(super) struct FnCompiler<'a> {
     /// gives by reference to a native that may change its target (`list.push(x)`,
     /// `m.remove(k)`), as a bit set over the first 64.
     changed: u64,
+    /// Slots named since [`FnCompiler::naming`] last began counting (every use of a variable
+    /// goes through [`FnCompiler::lookup`]), as a bit set over the first 64; a slot past them
+    /// sets every bit.
+    named: std::cell::Cell<u64>,
 }
 
 /// The natives a call might mean: tabula's of that name and arity, chosen by argument types at
@@ -123,7 +127,17 @@ impl<'a> FnCompiler<'a> {
         let mut names = vec![ImmutableString::from("this")];
         names.extend(params.iter().cloned());
         let max = names.len();
-        FnCompiler { index, natives, rules, names, max, callees: Vec::new(), written: 0, changed: 0 }
+        FnCompiler {
+            index,
+            natives,
+            rules,
+            names,
+            max,
+            callees: Vec::new(),
+            written: 0,
+            changed: 0,
+            named: std::cell::Cell::new(0),
+        }
     }
 
     /// tabula's natives, which calls are compiled against.
@@ -202,6 +216,25 @@ impl<'a> FnCompiler<'a> {
         self.names.len() - 1
     }
 
+    /// Compiles what `compile` compiles, and says whether it named `slot` and whether it may
+    /// change `changes`' value (see [`FnCompiler::changes`]); what is noted of the function
+    /// stays as if nothing were asked.
+    pub(super) fn naming<T>(
+        &mut self,
+        slot: usize,
+        changes: usize,
+        compile: impl FnOnce(&mut Self) -> T,
+    ) -> (T, bool, bool) {
+        let bit = |s: usize| 1u64.checked_shl(s as u32).unwrap_or(u64::MAX);
+        let (named, changed) = (self.named.replace(0), self.changed);
+        self.changed &= !bit(changes);
+        let out = compile(self);
+        let (now_named, now_changed) = (self.named.get(), self.changed);
+        self.named.set(named | now_named);
+        self.changed |= changed;
+        (out, now_named & bit(slot) != 0, now_changed & bit(changes) != 0)
+    }
+
     /// The scope's size now, to drop a block's variables at its end with `leave`.
     pub(super) fn mark(&self) -> usize {
         self.names.len()
@@ -214,7 +247,10 @@ impl<'a> FnCompiler<'a> {
     pub(super) fn lookup(&self, name: &str) -> C<usize> {
         // Slot 0 is `this`, which scripts cannot name as a variable.
         match self.names.iter().rposition(|n| n == name) {
-            Some(slot) if slot > 0 => Ok(slot),
+            Some(slot) if slot > 0 => {
+                self.named.set(self.named.get() | 1u64.checked_shl(slot as u32).unwrap_or(u64::MAX));
+                Ok(slot)
+            }
             _ => Err(format!("it reads `{name}`, which is not one of its variables")),
         }
     }

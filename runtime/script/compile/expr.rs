@@ -297,6 +297,10 @@ impl<'a> FnCompiler<'a> {
                     x.0.iter()
                         .map(|(k, v)| Ok((k.name.clone(), self.expr(v)?, v.position())))
                         .collect::<C<Vec<_>>>()?;
+                if let Some(by_key) = by_key(&template, entries.iter().map(|(k, ..)| k.as_str())) {
+                    let values = entries.into_iter().map(|(_, value, pos)| (value, pos)).collect();
+                    return Ok(map_in_key_order(template, values, by_key));
+                }
                 Box::new(move |c| {
                     let mut map = template.clone();
                     let mut sizes = Sizes::MAP;
@@ -725,6 +729,57 @@ impl<'a> FnCompiler<'a> {
         self.callees.push(i);
         Some(i)
     }
+}
+
+/// For a map literal whose template (`Rhai`'s map of its keys, each holding `()`) has exactly
+/// the keys written, each once: for each of the template's keys in order, the index of the
+/// entry written with it.
+fn by_key<'k>(template: &Map, keys: impl ExactSizeIterator<Item = &'k str>) -> Option<Vec<usize>> {
+    let mut by_key = vec![usize::MAX; template.len()];
+    if keys.len() != template.len() {
+        return None;
+    }
+    for (i, key) in keys.enumerate() {
+        let place = template.keys().position(|k| k.as_str() == key)?;
+        if by_key[place] != usize::MAX {
+            return None;
+        }
+        by_key[place] = i;
+    }
+    Some(by_key)
+}
+
+/// A map literal with values computed at the call, built as Rhai builds it (the values
+/// evaluated and their sizes checked in the order written, into a copy of the template) but
+/// without looking each key up: the values wait on the stack and are moved into the copy's
+/// places in the order of its keys (`by_key`, see [`by_key`]).
+fn map_in_key_order(template: Map, values: Vec<(Eval, Position)>, by_key: Vec<usize>) -> Eval {
+    Box::new(move |c| {
+        let mark = c.stack.len();
+        let mut sizes = Sizes::MAP;
+        for (value, pos) in &values {
+            let value = match value(c) {
+                Ok(v) => v.flatten(),
+                Err(e) => {
+                    pop_to(&mut c.stack, mark);
+                    return Err(e);
+                }
+            };
+            sizes = sizes.with(data_sizes(&value), false);
+            if let Err(e) = over_limit(sizes, *pos) {
+                release(value);
+                pop_to(&mut c.stack, mark);
+                return Err(e);
+            }
+            c.stack.push(value);
+        }
+        let mut map = template.clone();
+        for (place, &i) in map.values_mut().zip(&by_key) {
+            set(place, std::mem::take(&mut c.stack[mark + i]));
+        }
+        pop_to(&mut c.stack, mark);
+        Ok(Dynamic::from_map(map))
+    })
 }
 
 /// An operand of a binary operator (see [`FnCompiler::operand`]).

@@ -831,7 +831,16 @@ impl Binary {
             y.release();
             return Ok(v);
         }
+        let lists = self.op == Op::Add && x.read(c).is_array() && y.read(c).is_array();
         let (x, y) = (x.into_value(c), y.into_value(c));
+        if lists {
+            // Rhai checks the result's size as it checks any function's, and not how deep it
+            // nests (the engine's own limit, which the interpreter checks where a variable is
+            // read).
+            let v = ops::concat(x, y);
+            let sizes = Sizes { depth: 0, ..data_sizes(&v) };
+            return over_limit(sizes, self.site.pos).map(|()| v);
+        }
         let mark = c.stack.len();
         c.stack.push(x);
         c.stack.push(y);

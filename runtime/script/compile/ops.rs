@@ -246,6 +246,32 @@ pub(super) fn assign_sized(
         *target = v;
         return Ok(None);
     }
+    // `list += other` appends the other list's items as Rhai's built-in `+=` on two lists does:
+    // nothing for an empty list; else the target's size checked before (not how deep it nests,
+    // the engine's own limit), and not after. The sizes after are the two lists' added up, when
+    // the target's are known.
+    if op == Op::Add && value.is_array() && target.is_array() {
+        if value.as_array_ref().is_ok_and(|items| items.is_empty()) {
+            return Ok(known);
+        }
+        let before = match known {
+            Some(sizes) => sizes,
+            None => data_sizes(target),
+        };
+        if target.as_array_ref().is_ok_and(|list| !list.is_empty()) {
+            over_limit(Sizes { depth: 0, ..before }, pos)?;
+        }
+        let added = known.map(|_| data_sizes(&value));
+        let items = std::mem::take(&mut value).into_array().unwrap_or_default();
+        if let Some(mut list) = target.write_lock::<rhai::Array>() {
+            if list.is_empty() {
+                *list = items;
+            } else {
+                list.extend(items);
+            }
+        }
+        return Ok(added.map(|added| before.joined(added)));
+    }
     // `list += x` pushes `x` when it is not a list (Rhai's `+=` on a list is its `push`, or its
     // `append` for a list).
     if op == Op::Add
@@ -272,6 +298,18 @@ pub(super) fn assign_sized(
         Err(err) => return Err(err),
     }
     super::ctx::check_size(target, root).map(|()| None)
+}
+
+/// `a + b` for two lists, as Rhai's library computes it (`concat`): the items of `a`, then
+/// those of `b`. The caller checks the result's size, as Rhai checks a function's result.
+pub(super) fn concat(a: Dynamic, b: Dynamic) -> Dynamic {
+    let (mut a, b) = (a.into_array().unwrap_or_default(), b.into_array().unwrap_or_default());
+    if a.is_empty() {
+        a = b;
+    } else {
+        a.extend(b);
+    }
+    Dynamic::from_array(a)
 }
 
 /// Functions of Rhai's standard library the compiler computes itself, as the library does.

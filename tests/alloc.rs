@@ -151,3 +151,38 @@ fn a_list_or_map_a_function_only_reads_is_lent_not_copied() {
     assert_eq!(game.state().counter(total), 1000 * (4950 + 3));
     assert!(during < 500, "{during} allocations for 2,000 calls");
 }
+
+/// Rhai's `abs` and `pop`, and `+=` and `+` on two lists, are computed by the compiled code
+/// itself (`Std` and `assign_sized` in `script/compile/ops.rs`): tests/fixtures/library calls
+/// each a thousand times at setup. A call into Rhai's library costs allocations of its own
+/// (its call state is copied for each call). Copying a list read from a variable costs two
+/// (Rhai's box and the items), so each round of the second loop makes eight: the list appended
+/// copied, both lists joined copied, the joined list grown and boxed (eleven through Rhai).
+#[test]
+fn library_functions_computed_inline_allocate_nothing() {
+    let rules = Rc::new(tabula::load("tests/fixtures/library", &LoadOptions::default()).expect("the probe loads"));
+    let before = allocations();
+    let game = Game::new(rules.clone(), 1, 1).expect("the setup runs");
+    let during = allocations() - before;
+    let total = rules.counter("total").expect("counter");
+    // |i - 500| for i in 0..1000 is 250,000, the items popped add up to 0 + 1 + ... + 999, and
+    // each of the thousand lists joined holds two items.
+    assert_eq!(game.state().counter(total), 250_000 + 499_500 + 2_000);
+    assert!(during < 8_500, "{during} allocations for 4,000 calls");
+}
+
+/// A loop over a list in a variable that its body never names, with a loop variable the body
+/// never changes, walks the list in place (`each_lent` in `script/compile/stmt.rs`):
+/// tests/fixtures/walk walks a list of ten maps a hundred times at setup. Copies would cost
+/// the list and each map at every walk (at least 1,100 allocations).
+#[test]
+fn a_list_a_loop_only_reads_is_walked_in_place() {
+    let rules = Rc::new(tabula::load("tests/fixtures/walk", &LoadOptions::default()).expect("the probe loads"));
+    let before = allocations();
+    let game = Game::new(rules.clone(), 1, 1).expect("the setup runs");
+    let during = allocations() - before;
+    let total = rules.counter("total").expect("counter");
+    // 100 x (0 + 1 + ... + 9 = 45, and 2 tiles for each of the 10 ways).
+    assert_eq!(game.state().counter(total), 100 * (45 + 20));
+    assert!(during < 200, "{during} allocations for 100 walks of 10 maps");
+}

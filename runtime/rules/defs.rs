@@ -728,13 +728,18 @@ impl Defs {
         let Some((slot, def)) = self.prop_ref(piece, name) else {
             return Err(format!("{} has no property `{name}`", self.pieces[piece as usize].name));
         };
+        self.check_prop_value(piece, name, def, value).map(|()| slot)
+    }
+    /// Whether property `name` of `piece`, defined by `def` (its definition found already), can
+    /// hold `value`, or why not, in [`Defs::check_prop`]'s words.
+    pub fn check_prop_value(&self, piece: PieceId, name: &str, def: &PropDef, value: i64) -> Result<(), String> {
         let ok = match &def.kind {
             PropKind::Word(words) => words.contains(&(value as SymId)) && value >= 0,
             PropKind::Int(lo, hi) => (*lo..=*hi).contains(&value),
             PropKind::Piece(kind) => value == -1 || self.pieces.get(value as usize).is_some_and(|p| p.kind == *kind),
         };
         if ok {
-            return Ok(slot);
+            return Ok(());
         }
         let shown = match &def.kind {
             PropKind::Int(lo, hi) => format!("{value} (its range is {lo} to {hi})"),

@@ -387,24 +387,13 @@ pub(super) fn register(engine: &mut Registry) {
         _ => None,
     });
     engine.register_fn("set_prop", |g: &mut GameApi, piece: i64, name: &str, value: Dynamic| -> RhaiResult<()> {
-        let p = g.piece(piece)?;
-        let Some(def) = g.defs.prop_def(p, name) else {
-            return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
-        };
-        let encoded = match &def.kind {
-            PropKind::Word(_) => match value.clone().into_immutable_string().ok().and_then(|t| g.defs.symbol(&t)) {
-                Some(s) => i64::from(s),
-                None => return fail(format!("{}.{name} takes a word, not {value}", g.defs.pieces[p as usize].name)),
-            },
-            PropKind::Int(..) => value
-                .as_int()
-                .map_err(|_| format!("{}.{name} takes an integer, not {value}", g.defs.pieces[p as usize].name))?,
-            PropKind::Piece(_) if value.is_unit() => -1,
-            PropKind::Piece(_) => value
-                .as_int()
-                .map_err(|_| format!("{}.{name} takes a piece id, not {value}", g.defs.pieces[p as usize].name))?,
-        };
-        g.state_mut().set_prop(&g.defs, p, name, encoded).map_err(Into::into)
+        set_prop(g, piece, name, None, &value)
+    });
+    engine.register_direct("set_prop", &[Param::Int, Param::Text, Param::Value], |g: &GameApi, args| match args {
+        [Arg::Int(piece), Arg::Text(name), Arg::Value(value)] => {
+            Some(set_prop(g, *piece, name, Some(name), value).map(|()| Dynamic::UNIT))
+        }
+        _ => None,
     });
 
     // Bulk queries: one native call instead of a script loop (faster, and shorter to read).
@@ -746,6 +735,37 @@ fn prop(g: &GameApi, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic> 
         return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
     };
     Ok(prop_dynamic(&g.defs, &def.kind, g.read(Read::Prop(slot as u32)).prop(slot)))
+}
+
+/// `set_prop(piece, name, value)`: sets a property to a word of its list, an integer in its
+/// range, or a piece of its kind (`()` for none). A name the compiled code kept (a literal) is
+/// `kept` besides, and looked up by the string that carries it (`names.rs`), not by its text.
+fn set_prop(g: &GameApi, piece: i64, name: &str, kept: Option<&ImmutableString>, value: &Dynamic) -> RhaiResult<()> {
+    let p = g.piece(piece)?;
+    let found = match kept {
+        Some(kept) => g.names.prop(&g.defs, p, kept),
+        None => g.defs.prop_ref(p, name),
+    };
+    let Some((slot, def)) = found else {
+        return fail(format!("{} has no property `{name}`", g.defs.pieces[p as usize].name));
+    };
+    let encoded = match &def.kind {
+        PropKind::Word(_) => match value.as_immutable_string_ref().ok().and_then(|t| g.defs.symbol(&t)) {
+            Some(s) => i64::from(s),
+            None => return fail(format!("{}.{name} takes a word, not {value}", g.defs.pieces[p as usize].name)),
+        },
+        PropKind::Int(..) => value
+            .as_int()
+            .map_err(|_| format!("{}.{name} takes an integer, not {value}", g.defs.pieces[p as usize].name))?,
+        PropKind::Piece(_) if value.is_unit() => -1,
+        PropKind::Piece(_) => value
+            .as_int()
+            .map_err(|_| format!("{}.{name} takes a piece id, not {value}", g.defs.pieces[p as usize].name))?,
+    };
+    let mut s = g.state_mut();
+    g.defs.check_prop_value(p, name, def, encoded)?;
+    s.set_prop_at(p, slot, encoded);
+    Ok(())
 }
 
 /// `raise(piece, prop, delta)`: adds `delta` to an integer property, stopping at the ends of its

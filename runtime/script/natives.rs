@@ -54,11 +54,13 @@ pub(crate) enum Param {
     /// into a filter at load, its computed values filled in at each call, where the ordinary
     /// form copies the map and reads it at every call.
     Filter,
+    /// Any value, written or computed at the call (a property's new value), lent where it lies.
+    Value,
 }
 
 /// One argument given to a [`DirectForm`]: a zone, counter or piece resolved at load or found
 /// at the call by its prefix's table (`Id`), zones resolved at load, a string (a literal, or a
-/// name computed at the call), an integer, or a prepared filter.
+/// name computed at the call), an integer, a prepared filter, or any value.
 #[derive(Clone, Copy)]
 pub(crate) enum Arg<'a> {
     /// A zone, a counter or a piece, by id.
@@ -71,6 +73,8 @@ pub(crate) enum Arg<'a> {
     Int(i64),
     /// A filter, prepared at load (its computed values filled in at the call).
     Filter(FilterArg<'a>),
+    /// Any value: a literal, or what the code wrote there gave at the call.
+    Value(&'a Dynamic),
 }
 
 impl<'a> Arg<'a> {

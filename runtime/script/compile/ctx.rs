@@ -447,6 +447,18 @@ impl Sizes {
     /// The sizes of an empty map.
     pub(super) const MAP: Sizes = Sizes { arrays: 0, maps: 0, strings: 0, depth: 1 };
 
+    /// The sizes of a list holding the items of a list of these sizes, then those of a list of
+    /// sizes `other`.
+    #[inline]
+    pub(super) fn joined(self, other: Sizes) -> Sizes {
+        Sizes {
+            arrays: self.arrays + other.arrays,
+            maps: self.maps + other.maps,
+            strings: self.strings + other.strings,
+            depth: self.depth.max(other.depth),
+        }
+    }
+
     /// These sizes (an array's, or a map's) with one more item, of sizes `item`.
     #[inline]
     pub(super) fn with(self, item: Sizes, array: bool) -> Sizes {

@@ -45,6 +45,10 @@ enum Given {
     Prefixed(Box<Prefixed>),
     /// A filter prepared at load, with the code computing its values if it has some.
     Filter(Prepared, Option<Eval>),
+    /// Any value written as a literal.
+    Value(Dynamic),
+    /// Any value computed at the call.
+    ValueCode(Eval),
 }
 
 /// A zone's, counter's or piece's name written `"prefix" + code` (`"pool." + seat`,
@@ -94,16 +98,19 @@ impl Given {
             Given::Text(t) => Arg::Text(t),
             Given::Ids(ids) => Arg::Ids(ids),
             Given::Filter(Prepared::Literal(filter, _), _) => Arg::Filter(FilterArg::Prepared(filter)),
-            Given::Filter(Prepared::Built(..), _) | Given::IntCode(_) | Given::NameCode(_) | Given::Prefixed(_) => {
-                Arg::Int(0)
-            }
+            Given::Value(v) => Arg::Value(v),
+            Given::Filter(Prepared::Built(..), _)
+            | Given::IntCode(_)
+            | Given::NameCode(_)
+            | Given::Prefixed(_)
+            | Given::ValueCode(_) => Arg::Int(0),
         }
     }
 
     /// The code the call runs for this argument, if any.
     fn code(&self) -> Option<&Eval> {
         match self {
-            Given::IntCode(e) | Given::NameCode(e) | Given::Filter(_, Some(e)) => Some(e),
+            Given::IntCode(e) | Given::NameCode(e) | Given::ValueCode(e) | Given::Filter(_, Some(e)) => Some(e),
             Given::Prefixed(p) => Some(&p.rest),
             _ => None,
         }
@@ -188,6 +195,8 @@ impl FnCompiler<'_> {
                 }
                 (Param::Text, Some(v)) => Given::Text(v.clone().into_immutable_string().unwrap_or_default()),
                 (Param::Int, Some(v)) => Given::Int(v.as_int().unwrap_or_default()),
+                (Param::Value, Some(v)) => Given::Value(v.clone()),
+                (Param::Value, None) => Given::ValueCode(self.expr(e)?),
                 (Param::Zone | Param::Counter | Param::Piece, None) => match self.prefixed(*param, e)? {
                     Some(p) => Given::Prefixed(Box::new(p)),
                     None => Given::NameCode(self.expr(e)?),
@@ -252,11 +261,12 @@ impl FnCompiler<'_> {
 
 /// Whether arguments `args` fit `params`: a zone, counter or piece a literal naming one or code
 /// (its name checked at the call), zones a literal list of zone names, a text a literal string,
-/// an integer a literal integer or code (checked at the call), a filter a map.
+/// an integer a literal integer or code (checked at the call), a filter a map, a value anything.
 fn fits(fc: &FnCompiler, params: &[Param], args: &[Expr]) -> bool {
     params.len() == args.len()
         && params.iter().zip(args).all(|(&param, e)| match (param, literal(e)) {
             (Param::Filter, _) => matches!(e, Expr::Map(..)) || matches!(e, Expr::DynamicConstant(v, _) if v.is_map()),
+            (Param::Value, _) => true,
             (Param::Int | Param::Zone | Param::Counter | Param::Piece, None) => true,
             (Param::Int, Some(v)) => v.is_int(),
             (Param::Zones, v) => v.or_else(|| literal_list(e)).is_some_and(|v| resolve_all(fc, &v).is_some()),
@@ -427,6 +437,10 @@ impl DirectSite {
             Given::IntCode(_) => value.as_int().map(|n| args[k] = Arg::Int(n)).is_ok(),
             Given::Prefixed(_) if found.is_some() => found.map(|(id, _)| args[k] = Arg::Id(id)).is_some(),
             Given::NameCode(_) | Given::Prefixed(_) => name.map(|name| args[k] = Arg::Text(name)).is_some(),
+            Given::ValueCode(_) => {
+                args[k] = Arg::Value(value);
+                true
+            }
             Given::Filter(filter, _) => {
                 args[k] = Arg::Filter(filter.arg(value));
                 true
@@ -455,7 +469,9 @@ impl DirectSite {
         for (k, (literal, g)) in self.literals.iter().zip(self.given()).enumerate() {
             let value = match (g, found[k]) {
                 (Given::Prefixed(_), Some((_, name))) => Dynamic::from(name.clone()),
-                (Given::IntCode(_) | Given::NameCode(_) | Given::Prefixed(_), _) => std::mem::take(&mut computed[k]),
+                (Given::IntCode(_) | Given::NameCode(_) | Given::Prefixed(_) | Given::ValueCode(_), _) => {
+                    std::mem::take(&mut computed[k])
+                }
                 (Given::Filter(filter, _), _) => filter.map(std::mem::take(&mut computed[k])),
                 _ => literal.clone(),
             };

@@ -84,6 +84,10 @@ pub(super) struct FnCompiler<'a> {
     /// gives by reference to a native that may change its target (`list.push(x)`,
     /// `m.remove(k)`), as a bit set over the first 64.
     changed: u64,
+    /// Slots named since [`FnCompiler::naming`] last began counting (every use of a variable
+    /// goes through [`FnCompiler::lookup`]), as a bit set over the first 64; a slot past them
+    /// sets every bit.
+    named: std::cell::Cell<u64>,
 }
 
 /// The natives a call might mean: tabula's of that name and arity, chosen by argument types at
@@ -123,7 +127,17 @@ impl<'a> FnCompiler<'a> {
         let mut names = vec![ImmutableString::from("this")];
         names.extend(params.iter().cloned());
         let max = names.len();
-        FnCompiler { index, natives, rules, names, max, callees: Vec::new(), written: 0, changed: 0 }
+        FnCompiler {
+            index,
+            natives,
+            rules,
+            names,
+            max,
+            callees: Vec::new(),
+            written: 0,
+            changed: 0,
+            named: std::cell::Cell::new(0),
+        }
     }
 
     /// tabula's natives, which calls are compiled against.
@@ -202,6 +216,25 @@ impl<'a> FnCompiler<'a> {
         self.names.len() - 1
     }
 
+    /// Compiles what `compile` compiles, and says whether it named `slot` and whether it may
+    /// change `changes`' value (see [`FnCompiler::changes`]); what is noted of the function
+    /// stays as if nothing were asked.
+    pub(super) fn naming<T>(
+        &mut self,
+        slot: usize,
+        changes: usize,
+        compile: impl FnOnce(&mut Self) -> T,
+    ) -> (T, bool, bool) {
+        let bit = |s: usize| 1u64.checked_shl(s as u32).unwrap_or(u64::MAX);
+        let (named, changed) = (self.named.replace(0), self.changed);
+        self.changed &= !bit(changes);
+        let out = compile(self);
+        let (now_named, now_changed) = (self.named.get(), self.changed);
+        self.named.set(named | now_named);
+        self.changed |= changed;
+        (out, now_named & bit(slot) != 0, now_changed & bit(changes) != 0)
+    }
+
     /// The scope's size now, to drop a block's variables at its end with `leave`.
     pub(super) fn mark(&self) -> usize {
         self.names.len()
@@ -214,7 +247,10 @@ impl<'a> FnCompiler<'a> {
     pub(super) fn lookup(&self, name: &str) -> C<usize> {
         // Slot 0 is `this`, which scripts cannot name as a variable.
         match self.names.iter().rposition(|n| n == name) {
-            Some(slot) if slot > 0 => Ok(slot),
+            Some(slot) if slot > 0 => {
+                self.named.set(self.named.get() | 1u64.checked_shl(slot as u32).unwrap_or(u64::MAX));
+                Ok(slot)
+            }
             _ => Err(format!("it reads `{name}`, which is not one of its variables")),
         }
     }
@@ -261,6 +297,10 @@ impl<'a> FnCompiler<'a> {
                     x.0.iter()
                         .map(|(k, v)| Ok((k.name.clone(), self.expr(v)?, v.position())))
                         .collect::<C<Vec<_>>>()?;
+                if let Some(by_key) = by_key(&template, entries.iter().map(|(k, ..)| k.as_str())) {
+                    let values = entries.into_iter().map(|(_, value, pos)| (value, pos)).collect();
+                    return Ok(map_in_key_order(template, values, by_key));
+                }
                 Box::new(move |c| {
                     let mut map = template.clone();
                     let mut sizes = Sizes::MAP;
@@ -691,6 +731,57 @@ impl<'a> FnCompiler<'a> {
     }
 }
 
+/// For a map literal whose template (`Rhai`'s map of its keys, each holding `()`) has exactly
+/// the keys written, each once: for each of the template's keys in order, the index of the
+/// entry written with it.
+fn by_key<'k>(template: &Map, keys: impl ExactSizeIterator<Item = &'k str>) -> Option<Vec<usize>> {
+    let mut by_key = vec![usize::MAX; template.len()];
+    if keys.len() != template.len() {
+        return None;
+    }
+    for (i, key) in keys.enumerate() {
+        let place = template.keys().position(|k| k.as_str() == key)?;
+        if by_key[place] != usize::MAX {
+            return None;
+        }
+        by_key[place] = i;
+    }
+    Some(by_key)
+}
+
+/// A map literal with values computed at the call, built as Rhai builds it (the values
+/// evaluated and their sizes checked in the order written, into a copy of the template) but
+/// without looking each key up: the values wait on the stack and are moved into the copy's
+/// places in the order of its keys (`by_key`, see [`by_key`]).
+fn map_in_key_order(template: Map, values: Vec<(Eval, Position)>, by_key: Vec<usize>) -> Eval {
+    Box::new(move |c| {
+        let mark = c.stack.len();
+        let mut sizes = Sizes::MAP;
+        for (value, pos) in &values {
+            let value = match value(c) {
+                Ok(v) => v.flatten(),
+                Err(e) => {
+                    pop_to(&mut c.stack, mark);
+                    return Err(e);
+                }
+            };
+            sizes = sizes.with(data_sizes(&value), false);
+            if let Err(e) = over_limit(sizes, *pos) {
+                release(value);
+                pop_to(&mut c.stack, mark);
+                return Err(e);
+            }
+            c.stack.push(value);
+        }
+        let mut map = template.clone();
+        for (place, &i) in map.values_mut().zip(&by_key) {
+            set(place, std::mem::take(&mut c.stack[mark + i]));
+        }
+        pop_to(&mut c.stack, mark);
+        Ok(Dynamic::from_map(map))
+    })
+}
+
 /// An operand of a binary operator (see [`FnCompiler::operand`]).
 /// A binary operator's site: computed inline where `ops` can, else by Rhai's native.
 struct Binary {
@@ -740,7 +831,16 @@ impl Binary {
             y.release();
             return Ok(v);
         }
+        let lists = self.op == Op::Add && x.read(c).is_array() && y.read(c).is_array();
         let (x, y) = (x.into_value(c), y.into_value(c));
+        if lists {
+            // Rhai checks the result's size as it checks any function's, and not how deep it
+            // nests (the engine's own limit, which the interpreter checks where a variable is
+            // read).
+            let v = ops::concat(x, y);
+            let sizes = Sizes { depth: 0, ..data_sizes(&v) };
+            return over_limit(sizes, self.site.pos).map(|()| v);
+        }
         let mark = c.stack.len();
         c.stack.push(x);
         c.stack.push(y);

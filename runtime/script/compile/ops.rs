@@ -246,6 +246,32 @@ pub(super) fn assign_sized(
         *target = v;
         return Ok(None);
     }
+    // `list += other` appends the other list's items as Rhai's built-in `+=` on two lists does:
+    // nothing for an empty list; else the target's size checked before (not how deep it nests,
+    // the engine's own limit), and not after. The sizes after are the two lists' added up, when
+    // the target's are known.
+    if op == Op::Add && value.is_array() && target.is_array() {
+        if value.as_array_ref().is_ok_and(|items| items.is_empty()) {
+            return Ok(known);
+        }
+        let before = match known {
+            Some(sizes) => sizes,
+            None => data_sizes(target),
+        };
+        if target.as_array_ref().is_ok_and(|list| !list.is_empty()) {
+            over_limit(Sizes { depth: 0, ..before }, pos)?;
+        }
+        let added = known.map(|_| data_sizes(&value));
+        let items = std::mem::take(&mut value).into_array().unwrap_or_default();
+        if let Some(mut list) = target.write_lock::<rhai::Array>() {
+            if list.is_empty() {
+                *list = items;
+            } else {
+                list.extend(items);
+            }
+        }
+        return Ok(added.map(|added| before.joined(added)));
+    }
     // `list += x` pushes `x` when it is not a list (Rhai's `+=` on a list is its `push`, or its
     // `append` for a list).
     if op == Op::Add
@@ -274,6 +300,18 @@ pub(super) fn assign_sized(
     super::ctx::check_size(target, root).map(|()| None)
 }
 
+/// `a + b` for two lists, as Rhai's library computes it (`concat`): the items of `a`, then
+/// those of `b`. The caller checks the result's size, as Rhai checks a function's result.
+pub(super) fn concat(a: Dynamic, b: Dynamic) -> Dynamic {
+    let (mut a, b) = (a.into_array().unwrap_or_default(), b.into_array().unwrap_or_default());
+    if a.is_empty() {
+        a = b;
+    } else {
+        a.extend(b);
+    }
+    Dynamic::from_array(a)
+}
+
 /// Functions of Rhai's standard library the compiler computes itself, as the library does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Std {
@@ -286,6 +324,9 @@ pub(super) enum Std {
     StartsWith,
     ToString,
     Truncate,
+    Abs,
+    SubString,
+    Pop,
 }
 
 impl Std {
@@ -301,6 +342,9 @@ impl Std {
             ("starts_with", 2) => Std::StartsWith,
             ("to_string", 1) => Std::ToString,
             ("truncate", 2) => Std::Truncate,
+            ("abs", 1) => Std::Abs,
+            ("sub_string", 2 | 3) => Std::SubString,
+            ("pop", 1) => Std::Pop,
             _ => return None,
         })
     }
@@ -361,7 +405,48 @@ impl Std {
                 list.truncate(usize::try_from(len).unwrap_or(0));
                 Some(Dynamic::UNIT)
             }
+            // The library's `abs` fails on the one integer without a positive counterpart:
+            // Rhai says so.
+            (Std::Abs, [a]) => a.as_int().ok()?.checked_abs().map(Dynamic::from_int),
+            (Std::SubString, [s, start]) => {
+                let (text, start) = (s.as_immutable_string_ref().ok()?, start.as_int().ok()?);
+                // As the library's: from `start` to the end, given as the text's length in bytes.
+                let len = i64::try_from(text.len()).unwrap_or(i64::MAX);
+                Some(Dynamic::from(sub_string(&text, start, len)))
+            }
+            (Std::SubString, [s, start, len]) => {
+                let (text, start, len) = (s.as_immutable_string_ref().ok()?, start.as_int().ok()?, len.as_int().ok()?);
+                Some(Dynamic::from(sub_string(&text, start, len)))
+            }
+            (Std::Pop, [a]) => {
+                let mut list = a.write_lock::<Array>()?;
+                Some(list.pop().unwrap_or(Dynamic::UNIT))
+            }
             _ => None,
         }
     }
+}
+
+/// `text.sub_string(start, len)` as Rhai's library computes it, counting characters: a negative
+/// `start` counts from the end (before the first character, from the first), a `start` past
+/// the end or a `len` of 0 or less gives an empty text, and `len` stops at the end.
+fn sub_string(text: &str, start: i64, len: i64) -> ImmutableString {
+    if text.is_empty() || len <= 0 {
+        return ImmutableString::new();
+    }
+    let chars = text.chars().count();
+    let offset = if start < 0 {
+        let Ok(back) = usize::try_from(start.unsigned_abs()) else { return ImmutableString::new() };
+        chars.saturating_sub(back)
+    } else {
+        match usize::try_from(start) {
+            Ok(start) if start < chars => start,
+            _ => return ImmutableString::new(),
+        }
+    };
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|len| len.checked_add(offset).is_some_and(|end| end <= chars))
+        .unwrap_or(chars - offset);
+    text.chars().skip(offset).take(len).collect::<String>().into()
 }

@@ -285,12 +285,23 @@ impl FnCompiler<'_> {
             e => Iterable::Code(self.expr(e)?),
         };
         let iter_pos = flow.expr.start_position();
+        let source = match &flow.expr {
+            Expr::Variable(x, _, _) => Some(self.lookup(&x.1)?),
+            _ => None,
+        };
         let mark = self.mark();
         let counter = counter.as_ref().map(|c| self.declare(&c.name));
         let var = self.declare(&var.name);
-        let body = self.block(flow.body.statements());
+        let (body, names_source, changes_var) =
+            self.naming(source.unwrap_or(usize::MAX), var, |fc| fc.block(flow.body.statements()));
         self.leave(mark);
         let body = body?;
+        // A list in a variable the body never names, walked by a loop variable the body never
+        // changes, is walked where it lies: each item is moved into the loop variable for its
+        // round and back after it, whatever the round did, instead of copying the list and
+        // every item. Nothing can tell: only the body could see the list, and it never does
+        // (script functions see no caller's variables), and the item comes back as it went.
+        let lent = source.filter(|_| !names_source && !changes_var);
         Ok(Box::new(move |c| {
             c.op(pos)?;
             let mut index: i64 = -1;
@@ -302,6 +313,10 @@ impl FnCompiler<'_> {
                 set(c.slot(var), value);
                 round(c, &body, pos)
             };
+            if let Some(list) = lent.filter(|&s| c.slot_ref(s).is_array()) {
+                let end = each_lent(c, list, var, &mut each)?;
+                return Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)));
+            }
             if let Some(list) = &listed {
                 let end = each_value(c, list.iter().map(|v| v.clone().flatten()), &mut each)?;
                 return Ok(end.unwrap_or(Flow::Value(Dynamic::UNIT)));
@@ -406,6 +421,36 @@ fn each_value(
 ) -> Res<Option<Flow>> {
     for v in values {
         if let Some(end) = each(c, v)? {
+            return Ok(Some(end));
+        }
+    }
+    Ok(None)
+}
+
+/// Runs `each` on every item of the list in slot `list`, each moved into slot `var` for its
+/// round (`each` puts it there) and moved back after it, even when the round fails: the list is
+/// whole again whatever happens (see `for_loop`).
+fn each_lent(
+    c: &mut Ctx,
+    list: usize,
+    var: usize,
+    each: &mut impl FnMut(&mut Ctx, Dynamic) -> Res<Option<Flow>>,
+) -> Res<Option<Flow>> {
+    let len = c.slot_ref(list).read_lock::<rhai::Array>().map_or(0, |l| l.len());
+    for i in 0..len {
+        let item = match c.slot(list).write_lock::<rhai::Array>() {
+            Some(mut items) => items.get_mut(i).map(std::mem::take),
+            None => None,
+        };
+        let Some(item) = item else { return Err("internal: a lent list changed in its loop".into()) };
+        let end = each(c, item);
+        let back = std::mem::take(c.slot(var));
+        if let Some(mut items) = c.slot(list).write_lock::<rhai::Array>()
+            && let Some(place) = items.get_mut(i)
+        {
+            *place = back;
+        }
+        if let Some(end) = end? {
             return Ok(Some(end));
         }
     }

@@ -543,12 +543,15 @@ fn seat_agents(
                 told,
             }),
             "random" => Box::new(RandomAgent::new(agent_seed(seed, s as u8))),
-            name if name.starts_with("search") => match tabula::search::SearchOptions::parse(name)? {
-                Some(options) => {
-                    Box::new(tabula::search::SearchAgent::new(rules.clone(), options, agent_seed(seed, s as u8))?)
+            // A person waits for this seat: its playouts run on every core (the same choices).
+            name if name.starts_with("search") => {
+                match tabula::search::SearchOptions::parse(&tabula::search::on_every_core(name))? {
+                    Some(options) => {
+                        Box::new(tabula::search::SearchAgent::new(rules.clone(), options, agent_seed(seed, s as u8))?)
+                    }
+                    None => return Err(Error::Input(format!("no agent `{name}`"))),
                 }
-                None => return Err(Error::Input(format!("no agent `{name}`"))),
-            },
+            }
             name => Box::new(
                 ScriptAgent::new(rules.clone(), name).ok_or_else(|| Error::Input(format!("no agent `{name}`")))?,
             ),

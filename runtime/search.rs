@@ -153,6 +153,25 @@ impl SearchOptions {
 /// The most threads a search agent is given (`search:threads=N`).
 const MAX_THREADS: u64 = 1024;
 
+/// `kind` (an agent's name as `--seat` gives it) with `threads` set to every core the system
+/// offers, when it is a search agent that names no thread count: for the seats people wait for
+/// (`play`, `serve`). The choices are the same on any number of threads, so only the wait
+/// changes; logs keep the name as given.
+pub fn on_every_core(kind: &str) -> String {
+    with_threads(kind, std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// `kind` with `threads` set to `cores` where it is a search agent that names no thread count.
+fn with_threads(kind: &str, cores: usize) -> String {
+    match SearchOptions::parse(kind) {
+        Ok(Some(_)) if cores > 1 && !kind.contains("threads=") => match kind.strip_prefix("search:") {
+            Some(given) if !given.is_empty() => format!("{kind},threads={cores}"),
+            _ => format!("search:threads={cores}"),
+        },
+        _ => kind.to_string(),
+    }
+}
+
 /// What a search agent did, for reports and tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchStats {
@@ -1054,6 +1073,22 @@ mod tests {
         let mut two = vec![4, 0];
         halve(&mut two, &scores, None);
         assert_eq!(two, [4, 0]);
+    }
+
+    /// People's seats search on every core unless told how many threads; other agents, and a
+    /// search given its threads, are left as named.
+    #[test]
+    fn a_search_people_wait_for_is_given_every_core() {
+        assert_eq!(with_threads("search", 4), "search:threads=4");
+        assert_eq!(with_threads("search:", 4), "search:threads=4");
+        assert_eq!(with_threads("search:playouts=9", 4), "search:playouts=9,threads=4");
+        assert_eq!(with_threads("search:threads=1", 4), "search:threads=1");
+        assert_eq!(with_threads("search:playouts=9", 1), "search:playouts=9");
+        for other in ["random", "heuristic", "searcher", "search:bad"] {
+            assert_eq!(with_threads(other, 4), other);
+        }
+        let options = SearchOptions::parse(&with_threads("search:playouts=9", 4)).expect("valid").expect("search");
+        assert_eq!((options.playouts, options.threads), (9, 4));
     }
 
     #[test]

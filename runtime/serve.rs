@@ -417,9 +417,13 @@ impl Host {
         resumed: bool,
     ) -> Result<Host, Error> {
         let Seated { game, seed, kinds, log } = seated;
-        // Human seats get an agent too, never asked: the list is indexed by seat.
-        let agent_kinds: Vec<String> =
-            kinds.iter().map(|k| if k == "human" { "random".to_string() } else { k.clone() }).collect();
+        // Human seats get an agent too, never asked: the list is indexed by seat. People wait
+        // for a search seat: its playouts run on every core (the same choices, the log keeps
+        // the name as given).
+        let agent_kinds: Vec<String> = kinds
+            .iter()
+            .map(|k| if k == "human" { "random".to_string() } else { tabula::search::on_every_core(k) })
+            .collect();
         let agents = seated_agents(game.rules(), &agent_kinds, seed)?;
         // A resumed game's story starts where it was resumed (the page shows what came before).
         let told = if resumed { game.events().len() } else { 0 };

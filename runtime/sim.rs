@@ -516,9 +516,9 @@ pub fn simulate(
 
 /// Like `simulate`, on `threads` threads: each loads its own copy of the rules from the files'
 /// texts as read at the start (`Rules::replica`: rules hold the script engine, which stays on
-/// its thread) and takes the run's next game until none is left. The
-/// games are the same as on one thread (game `i` is seeded from the run's seed and `i` alone)
-/// and come back in order. `progress` is called once per game, from any thread.
+/// its thread) and takes the run's next game until none is left. The games are the same as on
+/// one thread (game `i` is seeded from the run's seed and `i` alone) and come back in order.
+/// `progress` is called once per game, from any thread.
 ///
 /// Threads the system refuses to start are done without: the others play their games, so a run
 /// asked for more threads than the system allows still plays every game, the same games.

@@ -737,8 +737,17 @@ fn exchangeable(game: &Game, x: PieceId, y: PieceId) -> bool {
 /// Makes another seat's action legal in a sample where a piece it names lies elsewhere: the
 /// piece changes places with one the seat cannot see in a zone of the acting seat's (its hand),
 /// the first such exchange that makes the action legal. The seat saw the piece taken by that
-/// seat, not where it was kept. False when no exchange does.
+/// seat, not where it was kept. Where one exchange is not enough (an action naming a set of
+/// cards, several of them elsewhere in the sample), every piece it names that the seat cannot
+/// see and that lies outside the acting seat's zones changes places with such a hidden piece of
+/// the acting seat's that it does not name, and the action is tried with all of them in place.
+/// False when nothing makes it legal (the sample is left as it was).
 fn fit(game: &mut Game, action: &Action, seat: SeatId) -> bool {
+    fit_one(game, action, seat) || fit_all(game, action, seat)
+}
+
+/// The single exchanges of [`fit`].
+fn fit_one(game: &mut Game, action: &Action, seat: SeatId) -> bool {
     let defs = game.rules().clone();
     for value in &action.args[..] {
         let Value::Piece(p) = *value else { continue };
@@ -760,6 +769,40 @@ fn fit(game: &mut Game, action: &Action, seat: SeatId) -> bool {
             }
             game.state_mut().swap_unrecorded(p, q);
         }
+    }
+    false
+}
+
+/// The exchanges of [`fit`] made together, for every piece the action names (in a set too).
+fn fit_all(game: &mut Game, action: &Action, seat: SeatId) -> bool {
+    let defs = game.rules().clone();
+    let params = &defs.actions[action.action as usize].params;
+    let mut named: Vec<PieceId> = Vec::new();
+    for (value, param) in action.args.iter().zip(params) {
+        match (*value, &param.domain) {
+            (Value::Piece(p), _) => named.push(p),
+            (Value::Set(mask), crate::rules::Domain::Set(set)) => named.extend(set.members(mask)),
+            _ => {}
+        }
+    }
+    let actors = |game: &Game, q: PieceId| defs.zones[game.state().zone_of(q) as usize].owner == Some(action.seat);
+    let mut swaps = Vec::new();
+    for &p in &named {
+        if can_see_piece(game, Some(seat), p) || actors(game, p) {
+            continue;
+        }
+        let stand_in = (0..defs.pieces.len() as PieceId).find(|&q| {
+            !named.contains(&q) && actors(game, q) && !can_see_piece(game, Some(seat), q) && exchangeable(game, p, q)
+        });
+        let Some(q) = stand_in else { break };
+        game.state_mut().swap_unrecorded(p, q);
+        swaps.push((p, q));
+    }
+    if !swaps.is_empty() && game.check_legal(action).is_ok() {
+        return true;
+    }
+    for &(p, q) in swaps.iter().rev() {
+        game.state_mut().swap_unrecorded(p, q);
     }
     false
 }

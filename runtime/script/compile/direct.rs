@@ -9,7 +9,8 @@ use std::rc::Rc;
 use rhai::{Dynamic, Expr, ImmutableString, Position};
 
 use super::ctx::{Ctx, Res, check_size, fill_position, pop_to, release};
-use super::expr::{FnCompiler, Join, KEYWORDS, NativeSite, Prepared, literal, this};
+use super::expr::{FnCompiler, Join, KEYWORDS, NativeSite, literal, this};
+use super::maps::Prepared;
 use super::{C, Eval};
 use crate::script::board::FilterArg;
 use crate::script::names::ByRest;

@@ -10,11 +10,11 @@ use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Ma
 use super::ctx::{
     Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
 };
+use super::maps::{by_key, literal_map, map_in_key_order};
 use super::memo::{Limits, Lookup, Memo, Seen};
 use super::ops::{self, Op};
 use super::{C, Eval};
 use crate::rules::defs::Defs;
-use crate::script::board::{BuiltFilter, Filter, FilterArg};
 use crate::script::game_api::GameApi;
 use crate::script::natives::Natives;
 use crate::script::reads;
@@ -656,72 +656,6 @@ impl<'a> FnCompiler<'a> {
         }
     }
 
-    /// The filter a map argument becomes at load, and for a map with values computed at the
-    /// call, the code that computes them; `None` for an argument that is not a map, or a map the
-    /// rules reject or whose kind is computed.
-    pub(super) fn filter_of(&mut self, e: &Expr) -> Option<(Prepared, Option<Eval>)> {
-        if let Some(map) = literal_map(e) {
-            let filter = Filter::new(self.rules, &map).ok()?;
-            return Some((Prepared::Literal(filter, Dynamic::from_map(map)), None));
-        }
-        let Expr::Map(x, _) = e else { return None };
-        let (values, built, template, keys) = self.built_filter(&x.0, &x.1)?;
-        Some((Prepared::Built(built, template, keys), Some(values)))
-    }
-
-    /// A filter map with values computed at the call, as a [`BuiltFilter`]: the code that
-    /// computes the values (one value, or an array of them), checking sizes as building the
-    /// map would; the filter; and the map of its literal values (`()` for the others) with the
-    /// keys of the others, to build the map for a call that goes the ordinary way after all.
-    fn built_filter(
-        &mut self,
-        entries: &[(rhai::Ident, Expr)],
-        template: &Map,
-    ) -> Option<(Eval, BuiltFilter, Map, Vec<rhai::Identifier>)> {
-        let mut literals = template.clone();
-        let mut keys = Vec::new();
-        let mut steps = Vec::new();
-        for (key, value) in entries {
-            match literal(value) {
-                Some(v) => {
-                    steps.push((None, data_sizes(&v), value.position()));
-                    literals.insert(key.name.as_str().into(), v);
-                }
-                None => {
-                    steps.push((Some(self.expr(value).ok()?), Sizes::default(), value.position()));
-                    keys.push(rhai::Identifier::from(key.name.as_str()));
-                }
-            }
-        }
-        let names = keys.iter().map(|k| k.as_str()).collect::<Vec<_>>();
-        let built = BuiltFilter::new(self.rules, &literals, &names)?;
-        let single = built.computed() == 1;
-        let values: Eval = Box::new(move |c| {
-            let mut sizes = Sizes::MAP;
-            let mut list = rhai::Array::new();
-            let mut one = Dynamic::UNIT;
-            for (code, literal_sizes, pos) in &steps {
-                let item = match code {
-                    None => *literal_sizes,
-                    Some(code) => {
-                        let value = code(c)?.flatten();
-                        let value_sizes = data_sizes(&value);
-                        if single {
-                            one = value
-                        } else {
-                            list.push(value)
-                        }
-                        value_sizes
-                    }
-                };
-                sizes = sizes.with(item, false);
-                over_limit(sizes, *pos)?;
-            }
-            Ok(if single { one } else { Dynamic::from_array(list) })
-        });
-        Some((values, built, literals, keys))
-    }
-
     /// The compiled script function a method call `x.name(args)` means, if any: one with as many
     /// parameters as the call has arguments (`x` becomes `this`).
     pub(super) fn method_target(&mut self, name: &ImmutableString, args: usize) -> Option<usize> {
@@ -729,57 +663,6 @@ impl<'a> FnCompiler<'a> {
         self.callees.push(i);
         Some(i)
     }
-}
-
-/// For a map literal whose template (`Rhai`'s map of its keys, each holding `()`) has exactly
-/// the keys written, each once: for each of the template's keys in order, the index of the
-/// entry written with it.
-fn by_key<'k>(template: &Map, keys: impl ExactSizeIterator<Item = &'k str>) -> Option<Vec<usize>> {
-    let mut by_key = vec![usize::MAX; template.len()];
-    if keys.len() != template.len() {
-        return None;
-    }
-    for (i, key) in keys.enumerate() {
-        let place = template.keys().position(|k| k.as_str() == key)?;
-        if by_key[place] != usize::MAX {
-            return None;
-        }
-        by_key[place] = i;
-    }
-    Some(by_key)
-}
-
-/// A map literal with values computed at the call, built as Rhai builds it (the values
-/// evaluated and their sizes checked in the order written, into a copy of the template) but
-/// without looking each key up: the values wait on the stack and are moved into the copy's
-/// places in the order of its keys (`by_key`, see [`by_key`]).
-fn map_in_key_order(template: Map, values: Vec<(Eval, Position)>, by_key: Vec<usize>) -> Eval {
-    Box::new(move |c| {
-        let mark = c.stack.len();
-        let mut sizes = Sizes::MAP;
-        for (value, pos) in &values {
-            let value = match value(c) {
-                Ok(v) => v.flatten(),
-                Err(e) => {
-                    pop_to(&mut c.stack, mark);
-                    return Err(e);
-                }
-            };
-            sizes = sizes.with(data_sizes(&value), false);
-            if let Err(e) = over_limit(sizes, *pos) {
-                release(value);
-                pop_to(&mut c.stack, mark);
-                return Err(e);
-            }
-            c.stack.push(value);
-        }
-        let mut map = template.clone();
-        for (place, &i) in map.values_mut().zip(&by_key) {
-            set(place, std::mem::take(&mut c.stack[mark + i]));
-        }
-        pop_to(&mut c.stack, mark);
-        Ok(Dynamic::from_map(map))
-    })
 }
 
 /// An operand of a binary operator (see [`FnCompiler::operand`]).
@@ -896,47 +779,6 @@ pub(super) struct NativeSite {
     pub(super) pos: Position,
     /// A function of Rhai's standard library the compiler computes itself, if this is one.
     pub(super) std: Option<ops::Std>,
-}
-
-/// What a call site's filter map became at load.
-pub(super) enum Prepared {
-    /// A literal map: its filter, and the map, for a call that goes the ordinary way after all.
-    Literal(Filter, Dynamic),
-    /// A map with values computed at the call: its filter, and for a call that goes the
-    /// ordinary way, the map of its literal values (`()` for the others) and the keys of the
-    /// computed ones.
-    Built(BuiltFilter, Map, Vec<rhai::Identifier>),
-}
-
-impl Prepared {
-    /// The filter as a native takes it, given what the argument's code yielded (`()` for a
-    /// literal map).
-    pub(super) fn arg<'a>(&'a self, values: &'a Dynamic) -> FilterArg<'a> {
-        match self {
-            Prepared::Literal(filter, _) => FilterArg::Prepared(filter),
-            Prepared::Built(built, ..) => FilterArg::Built(built, values),
-        }
-    }
-
-    /// The map the script wrote, from what the argument's code yielded.
-    pub(super) fn map(&self, values: Dynamic) -> Dynamic {
-        match self {
-            Prepared::Literal(_, map) => map.clone(),
-            Prepared::Built(_, literals, keys) => {
-                let mut map = literals.clone();
-                match keys.as_slice() {
-                    [key] => {
-                        map.insert(key.clone(), values);
-                    }
-                    keys => {
-                        let values = values.into_array().unwrap_or_default();
-                        map.extend(keys.iter().cloned().zip(values));
-                    }
-                }
-                Dynamic::from_map(map)
-            }
-        }
-    }
 }
 
 impl NativeSite {
@@ -1083,20 +925,6 @@ pub(super) fn literal(e: &Expr) -> Option<Dynamic> {
         Expr::Unit(_) => Dynamic::UNIT,
         _ => return None,
     })
-}
-
-/// The value of a map of literals (`#{ kind: "keeper", level: 2 }`), or of a constant map
-/// (Rhai's optimizer folds a map of constants into one).
-fn literal_map(e: &Expr) -> Option<Map> {
-    if let Expr::DynamicConstant(v, _) = e {
-        return v.read_lock::<Map>().map(|m| m.clone());
-    }
-    let Expr::Map(x, _) = e else { return None };
-    let mut map: Map = x.1.clone();
-    for (key, value) in &x.0 {
-        map.insert(key.name.as_str().into(), literal(value)?);
-    }
-    Some(map)
 }
 
 fn constant(v: Dynamic) -> Eval {

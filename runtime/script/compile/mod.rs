@@ -30,6 +30,7 @@ mod ctx;
 mod direct;
 mod expr;
 mod index;
+mod maps;
 mod memo;
 mod ops;
 mod stmt;

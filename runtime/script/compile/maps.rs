@@ -1,5 +1,5 @@
 //! Maps in compiled code: map literals (built in the order of their keys where their values are
-//! computed), and the filter maps natives take (`#{ kind: "guard" }`), prepared at load.
+//! computed), and the filter maps natives take (`#{ kind: "keeper", level: 2 }`), prepared at load.
 
 use rhai::{Dynamic, Expr, Map, Position};
 

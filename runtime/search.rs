@@ -754,14 +754,8 @@ fn fit_one(game: &mut Game, action: &Action, seat: SeatId) -> bool {
         if can_see_piece(game, Some(seat), p) {
             continue;
         }
-        let candidates: Vec<PieceId> = (0..defs.pieces.len() as PieceId)
-            .filter(|&q| {
-                q != p
-                    && defs.zones[game.state().zone_of(q) as usize].owner == Some(action.seat)
-                    && !can_see_piece(game, Some(seat), q)
-                    && exchangeable(game, p, q)
-            })
-            .collect();
+        let candidates: Vec<PieceId> =
+            (0..defs.pieces.len() as PieceId).filter(|&q| q != p && stand_in(game, action, seat, p, q)).collect();
         for q in candidates {
             game.state_mut().swap_unrecorded(p, q);
             if game.check_legal(action).is_ok() {
@@ -771,6 +765,15 @@ fn fit_one(game: &mut Game, action: &Action, seat: SeatId) -> bool {
         }
     }
     false
+}
+
+/// Whether piece `q` may take the place of `p`, a piece another seat's `action` names, in
+/// [`fit`]: it lies in a zone of the acting seat's, `seat` cannot see it, and each piece's zone
+/// accepts the other's kind.
+fn stand_in(game: &Game, action: &Action, seat: SeatId, p: PieceId, q: PieceId) -> bool {
+    game.rules().zones[game.state().zone_of(q) as usize].owner == Some(action.seat)
+        && !can_see_piece(game, Some(seat), q)
+        && exchangeable(game, p, q)
 }
 
 /// The exchanges of [`fit`] made together, for every piece the action names (in a set too).
@@ -785,16 +788,15 @@ fn fit_all(game: &mut Game, action: &Action, seat: SeatId) -> bool {
             _ => {}
         }
     }
-    let actors = |game: &Game, q: PieceId| defs.zones[game.state().zone_of(q) as usize].owner == Some(action.seat);
     let mut swaps = Vec::new();
     for &p in &named {
-        if can_see_piece(game, Some(seat), p) || actors(game, p) {
+        if can_see_piece(game, Some(seat), p) || defs.zones[game.state().zone_of(p) as usize].owner == Some(action.seat)
+        {
             continue;
         }
-        let stand_in = (0..defs.pieces.len() as PieceId).find(|&q| {
-            !named.contains(&q) && actors(game, q) && !can_see_piece(game, Some(seat), q) && exchangeable(game, p, q)
-        });
-        let Some(q) = stand_in else { break };
+        let found =
+            (0..defs.pieces.len() as PieceId).find(|&q| !named.contains(&q) && stand_in(game, action, seat, p, q));
+        let Some(q) = found else { break };
         game.state_mut().swap_unrecorded(p, q);
         swaps.push((p, q));
     }

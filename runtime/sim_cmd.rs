@@ -192,6 +192,23 @@ fn make_room_for_logs(dir: &Path, force: bool) -> Result<(), Error> {
     Ok(())
 }
 
+/// `items` joined by commas into lines of at most `width` characters (an item longer than that
+/// on a line of its own).
+fn wrapped(items: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let item = if i + 1 < items.len() { format!("{item},") } else { item.clone() };
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + item.len() <= width => {
+                line.push(' ');
+                line.push_str(&item);
+            }
+            _ => lines.push(item),
+        }
+    }
+    lines
+}
+
 /// A spread as `mean 81.9, median 80, 10%-90% 62-104`.
 pub fn spread_text(s: &Spread, unit: &str) -> String {
     format!("mean {:.1}{unit}, median {:.0}{unit}, 10%-90% {:.0}-{:.0}{unit}", s.mean, s.median, s.p10, s.p90)
@@ -236,9 +253,12 @@ fn print_summary(r: &SimReport) {
     }
     for (seat, counts) in &r.agent_counts {
         // What a seat's agent counted of its work, summed over the games (the search agent's
-        // decisions searched, playouts...).
+        // decisions searched, playouts...), under its name, wrapped to fit a terminal.
+        outln!("  {seat}'s agent ({}):", r.agents.get(seat).map_or("", String::as_str));
         let counts: Vec<String> = counts.iter().map(|(what, n)| format!("{n} {what}")).collect();
-        outln!("  {seat}'s agent ({}): {}", r.agents.get(seat).map_or("", String::as_str), counts.join(", "));
+        for line in wrapped(&counts, 76) {
+            outln!("    {line}");
+        }
     }
     outln!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
 }

@@ -730,6 +730,7 @@ impl Defs {
         };
         self.check_prop_value(piece, name, def, value).map(|()| slot)
     }
+
     /// Whether property `name` of `piece`, defined by `def` (its definition found already), can
     /// hold `value`, or why not, in [`Defs::check_prop`]'s words.
     pub fn check_prop_value(&self, piece: PieceId, name: &str, def: &PropDef, value: i64) -> Result<(), String> {

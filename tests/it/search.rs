@@ -133,9 +133,18 @@ fn a_runs_report_counts_what_the_search_did() {
     let (ok, out, err) = crate::common::tabula(&["sim", "east-berlin", "--games", "2", "--seat", seats[1]], "");
     assert!(ok, "{err}");
     assert!(
-        out.contains("police's agent (search:playouts=6,threads=2): ") && out.contains(" decisions searched, "),
+        out.contains("police's agent (search:playouts=6,threads=2):\n") && out.contains(" decisions searched, "),
         "{out}"
     );
+    // The counts under the agent's name, wrapped to fit a terminal of 80 columns.
+    let counts: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.contains("police's agent"))
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .collect();
+    assert!(counts.len() >= 2 && counts.iter().all(|l| l.len() <= 80), "{out}");
+    assert!(counts.concat().contains("playouts the rules failed in"), "{out}");
 }
 
 /// A time budget on several threads (not reproducible, so only checked to play a game through):

@@ -12,6 +12,7 @@ use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::names::Names;
 use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
 use super::reads::Read;
+use super::steps::{StepRule, link_from, link_map, steps};
 use super::values::to_value;
 use super::{MAX_ENGINE_WORK, PROMPT_WORK, RhaiResult, fail};
 use crate::event::Event;
@@ -675,20 +676,40 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("links", |g: &mut GameApi, zone: &str| -> RhaiResult<Array> {
         g.charge(g.defs.edges.len())?;
         let z = g.zone(zone)?;
-        let mut out = Array::new();
-        for e in g.defs.edges_of(z) {
-            let (to, against) = match (e.from == z, e.to == z) {
-                (true, _) => (e.to, false),
-                (false, true) => (e.from, e.one_way),
-                _ => continue,
-            };
-            let mut link = Map::new();
-            link.insert("to".into(), Dynamic::from(g.defs.zone_names[to as usize].clone()));
-            link.insert("kind".into(), e.kind.clone().map(Dynamic::from).unwrap_or(Dynamic::UNIT));
-            link.insert("against".into(), Dynamic::from(against));
-            out.push(Dynamic::from_map(link));
-        }
-        Ok(out)
+        Ok(g.defs
+            .edges_of(z)
+            .filter_map(|e| link_from(e, z).map(|(to, against)| link_map(&g.defs, to, e.kind.as_ref(), against)))
+            .collect())
+    });
+    // A rule is read once (`step_rule`) and used for every piece of a listing; `steps` also
+    // takes the map itself, read again at each call.
+    engine.register_type_with_name::<Rc<StepRule>>("StepRule");
+    engine.register_fn("step_rule", |g: &mut GameApi, rule: Map| -> RhaiResult<Rc<StepRule>> {
+        Ok(Rc::new(StepRule::new(&g.defs, &rule, &|name| g.zone(name).ok())?))
+    });
+    engine.register_fn("steps", |g: &mut GameApi, zone: &str, rule: Map| -> RhaiResult<Array> {
+        let z = g.zone(zone)?;
+        step_from(g, z, &StepRule::new(&g.defs, &rule, &|name| g.zone(name).ok())?)
+    });
+    engine.register_fn("steps", |g: &mut GameApi, zone: &str, rule: Rc<StepRule>| -> RhaiResult<Array> {
+        let z = g.zone(zone)?;
+        step_from(g, z, &rule)
+    });
+    // The direct form lends the rule where it lies, a prepared one or a map.
+    engine.register_direct("steps", &[Param::Zone, Param::Value], |g: &GameApi, args| match *args {
+        [zone, Arg::Value(rule)] => Some((|| {
+            let z = g.zone_arg(zone.zone().ok_or("steps: expected a zone")?)?;
+            if let Some(rule) = rule.read_lock::<Rc<StepRule>>() {
+                return step_from(g, z, &rule).map(Dynamic::from_array);
+            }
+            match rule.read_lock::<Map>() {
+                Some(rule) => {
+                    step_from(g, z, &StepRule::new(&g.defs, &rule, &|name| g.zone(name).ok())?).map(Dynamic::from_array)
+                }
+                None => fail(format!("steps: the rule must be a map or a step rule, not {rule}")),
+            }
+        })()),
+        _ => None,
     });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
@@ -698,6 +719,12 @@ pub(super) fn register(engine: &mut Registry) {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
         graph_distances(&g.defs, &g.names, g.zone(to)?, most, true)
     });
+}
+
+/// `steps(zone, rule)`: the links from `zone` the rule lets a piece take (see `script/steps.rs`).
+fn step_from(g: &GameApi, z: ZoneId, rule: &StepRule) -> RhaiResult<Array> {
+    g.charge(g.defs.edges.len())?;
+    Ok(steps(&g.defs, z, rule, |to| g.read(Read::Zone(to))))
 }
 
 /// `add(counter, delta)`: the counter moved by `delta` (within its range); its new value.

@@ -18,6 +18,7 @@ mod reads;
 mod regions;
 #[cfg(feature = "script-signatures")]
 mod signatures;
+mod steps;
 mod values;
 mod view_api;
 

@@ -47,7 +47,9 @@ fn parse_signature(signature: &str) -> Option<NativeFunction> {
         None => result,
     };
     let words = |t: &str| -> String {
+        // A value shared behind `Rc` (a prepared rule) is the value's type to a script.
         let t = t.trim();
+        let t = t.strip_prefix("alloc::rc::Rc<").and_then(|t| t.strip_suffix('>')).unwrap_or(t);
         if t.is_empty() || t == "()" {
             "()".into()
         } else if t.starts_with("alloc::vec::Vec<") {

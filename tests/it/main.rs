@@ -38,6 +38,7 @@ mod search;
 mod secrecy;
 mod serve;
 mod sets;
+mod steps;
 mod temple;
 mod terminal;
 mod viewer;

@@ -419,6 +419,7 @@ impl Game {
             let n = action.args.len();
             self.enumerate_from(def, 0, &fixed[..n], &mut action, false, out)?;
         }
+        defs.scripts.give_back_options(items);
         Ok(())
     }
 

@@ -186,3 +186,26 @@ fn a_list_a_loop_only_reads_is_walked_in_place() {
     assert_eq!(game.state().counter(total), 100 * (45 + 20));
     assert!(during < 200, "{during} allocations for 100 walks of 10 maps");
 }
+
+/// The option maps an `options` hook lists are given back once the flow has read them, and the
+/// next listing's map literals with the same keys fill them in again (`give_back` in
+/// `script/compile/maps.rs`): tests/fixtures/option_maps lists forty `#{action, n, m}` maps, and
+/// each pick changes what the next listing reads. Made afresh, each map costs at least two
+/// allocations (the map and its box): 80 a listing.
+#[test]
+fn option_maps_the_flow_has_read_are_filled_in_again() {
+    let rules = Rc::new(tabula::load("tests/fixtures/option_maps", &LoadOptions::default()).expect("the probe loads"));
+    let mut game = Game::new(rules, 1, 1).expect("a game starts");
+    let mut legal = Vec::with_capacity(64);
+    let mut list_and_pick = |game: &mut Game| {
+        game.legal_actions_into(0, &mut legal).expect("options");
+        assert_eq!(legal.len(), 40);
+        game.apply_unchecked(&legal[0]).expect("a pick applies");
+    };
+    // The first rounds make the maps, the thread's spares and the action's arguments.
+    (0..100).for_each(|_| list_and_pick(&mut game));
+    let before = allocations();
+    (0..10).for_each(|_| list_and_pick(&mut game));
+    let per_listing = (allocations() - before) / 10;
+    assert!(per_listing < 20, "{per_listing} allocations a listing of 40 options and a pick");
+}

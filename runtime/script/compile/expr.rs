@@ -75,6 +75,8 @@ pub(super) struct FnCompiler<'a> {
     rules: &'a Defs,
     /// The frame's slot names: `this` first, then the parameters and the locals in scope.
     names: Vec<ImmutableString>,
+    /// The slots of variables declared with `let` (the first 64), for `return` to move them.
+    lets: u64,
     max: usize,
     callees: Vec<usize>,
     /// Slots the function may write (assignments, and method calls of script functions, whose
@@ -128,6 +130,7 @@ impl<'a> FnCompiler<'a> {
         names.extend(params.iter().cloned());
         let max = names.len();
         FnCompiler {
+            lets: 0,
             index,
             natives,
             rules,
@@ -209,8 +212,25 @@ impl<'a> FnCompiler<'a> {
         params_outside(self.max, self.changed)
     }
 
+    /// Whether the variable in `slot` was declared with `let` (not a parameter, not a loop's
+    /// variable).
+    pub(super) fn is_let(&self, slot: usize) -> bool {
+        slot < 64 && self.lets & (1 << slot) != 0
+    }
+
+    /// Notes that the variable just declared in `slot` was declared with `let`.
+    pub(super) fn declared_by_let(&mut self, slot: usize) {
+        if slot < 64 {
+            self.lets |= 1 << slot;
+        }
+    }
+
     /// A new variable in scope: its slot.
     pub(super) fn declare(&mut self, name: &ImmutableString) -> usize {
+        // A slot left by a block's variable may now hold a loop's: `let` says so again.
+        if self.names.len() < 64 {
+            self.lets &= !(1 << self.names.len());
+        }
         self.names.push(name.clone());
         self.max = self.max.max(self.names.len());
         self.names.len() - 1

@@ -1,7 +1,11 @@
 //! Maps in compiled code: map literals (built in the order of their keys where their values are
 //! computed), and the filter maps natives take (`#{ kind: "keeper", level: 2 }`), prepared at load.
 
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+
 use rhai::{Dynamic, Expr, Map, Position};
+use rustc_hash::{FxHashMap, FxHasher};
 
 use super::Eval;
 use super::ctx::{Sizes, data_sizes, over_limit, pop_to, release, set};
@@ -97,8 +101,10 @@ pub(super) fn by_key<'k>(template: &Map, keys: impl ExactSizeIterator<Item = &'k
 /// A map literal with values computed at the call, built as Rhai builds it (the values
 /// evaluated and their sizes checked in the order written, into a copy of the template) but
 /// without looking each key up: the values wait on the stack and are moved into the copy's
-/// places in the order of its keys (`by_key`, see [`by_key`]).
+/// places in the order of its keys (`by_key`, see [`by_key`]). The copy is a spare map with the
+/// same keys where one was given back ([`give_back`]), else a clone of the template.
 pub(super) fn map_in_key_order(template: Map, values: Vec<(Eval, Position)>, by_key: Vec<usize>) -> Eval {
+    let shape = shape_of(&template);
     Box::new(move |c| {
         let mark = c.stack.len();
         let mut sizes = Sizes::MAP;
@@ -118,13 +124,83 @@ pub(super) fn map_in_key_order(template: Map, values: Vec<(Eval, Position)>, by_
             }
             c.stack.push(value);
         }
-        let mut map = template.clone();
-        for (place, &i) in map.values_mut().zip(&by_key) {
-            set(place, std::mem::take(&mut c.stack[mark + i]));
-        }
+        let map = match spare(shape, &template) {
+            Some(mut spare) => {
+                if let Some(mut map) = spare.write_lock::<Map>() {
+                    for (place, &i) in map.values_mut().zip(&by_key) {
+                        set(place, std::mem::take(&mut c.stack[mark + i]));
+                    }
+                }
+                spare
+            }
+            None => {
+                let mut map = template.clone();
+                for (place, &i) in map.values_mut().zip(&by_key) {
+                    set(place, std::mem::take(&mut c.stack[mark + i]));
+                }
+                Dynamic::from_map(map)
+            }
+        };
         pop_to(&mut c.stack, mark);
-        Ok(Dynamic::from_map(map))
+        Ok(map)
     })
+}
+
+/// Maps given back, by the hash of their keys: an options hook lists the same few kinds of
+/// option (`#{action: "move", pawn: p, to: to}`) at every decision, and a map the flow has read
+/// can hold the next listing's option with the same keys without being allocated, copied and
+/// freed again.
+#[derive(Default)]
+struct Spares {
+    by_shape: FxHashMap<u64, Vec<Dynamic>>,
+}
+
+/// At most this many spare maps of one set of keys (per thread).
+const SPARES_PER_SHAPE: usize = 256;
+/// Maps with more keys than this are not kept (an option names a few parameters).
+const SPARE_KEYS: usize = 8;
+
+thread_local! {
+    static SPARES: RefCell<Spares> = RefCell::new(Spares::default());
+}
+
+/// The hash of a map's keys, in order.
+fn shape_of(map: &Map) -> u64 {
+    let mut h = FxHasher::default();
+    map.len().hash(&mut h);
+    map.keys().for_each(|k| k.as_str().hash(&mut h));
+    h.finish()
+}
+
+/// A spare map with exactly the keys of `template` (its values still the old ones), if any.
+fn spare(shape: u64, template: &Map) -> Option<Dynamic> {
+    SPARES.with_borrow_mut(|spares| {
+        let list = spares.by_shape.get_mut(&shape)?;
+        let spare = list.pop()?;
+        let same = spare.read_lock::<Map>().is_some_and(|m| m.keys().eq(template.keys()));
+        same.then_some(spare)
+    })
+}
+
+/// Keeps the maps among `values` (a listing the flow has read) for map literals with the same
+/// keys to fill in again; the rest are dropped. Only maps that are plain values (not read-only,
+/// untagged; the engine's Rhai has no shared values) are kept, so a map filled in again is what
+/// a fresh one would be.
+pub(crate) fn give_back(values: rhai::Array) {
+    SPARES.with_borrow_mut(|spares| {
+        for v in values {
+            let plain = v.is_map() && !v.is_read_only() && v.tag() == 0;
+            let Some(shape) =
+                plain.then(|| v.read_lock::<Map>().filter(|m| m.len() <= SPARE_KEYS).map(|m| shape_of(&m))).flatten()
+            else {
+                continue;
+            };
+            let list = spares.by_shape.entry(shape).or_default();
+            if list.len() < SPARES_PER_SHAPE {
+                list.push(v);
+            }
+        }
+    });
 }
 
 /// What a call site's filter map became at load.

@@ -31,6 +31,7 @@ mod direct;
 mod expr;
 mod index;
 mod maps;
+pub(crate) use maps::give_back;
 mod memo;
 mod ops;
 mod stmt;
@@ -241,11 +242,18 @@ fn feed_bodies(defs: &[Shared<ScriptFuncDef>], building: &mut [Building]) {
         let alone = AST::new([], module);
         let b = &mut building[i];
         let mut pointed = Vec::new();
+        // The last of the body's statements gives the function's value (see `tail_stmt`).
+        let mut statements = 0;
+        alone.walk(&mut |path: &[ASTNode]| {
+            statements += usize::from(matches!(path, [ASTNode::Stmt(_)]));
+            true
+        });
         alone.walk(&mut |path: &[ASTNode]| {
             if let [ASTNode::Stmt(s)] = path
                 && b.failed.is_none()
             {
-                match b.fc.stmt(s) {
+                let last = b.body.len() + 1 == statements;
+                match if last { b.fc.tail_stmt(s) } else { b.fc.stmt(s) } {
                     Ok(e) => b.body.push(e),
                     Err(why) => b.failed = Some(why),
                 }

@@ -91,6 +91,36 @@ impl FnCompiler<'_> {
         Ok(sequence(list?))
     }
 
+    /// Compiles the last statement of a function's body: where it is a variable's name (`out`),
+    /// the function's value, see [`FnCompiler::moved_out`].
+    pub(super) fn tail_stmt(&mut self, s: &Stmt) -> C<Exec> {
+        if let Stmt::Expr(e) = s
+            && let Some(read) = self.moved_out(e)?
+        {
+            let pos = e.position();
+            return Ok(Box::new(move |c| {
+                c.op(pos)?;
+                Ok(Flow::Value(read(c)?))
+            }));
+        }
+        self.stmt(s)
+    }
+
+    /// What `return x` or a body's last statement `x` gives, where `x` is a variable the
+    /// function declared with `let`: its value moved out rather than copied, for nothing of the
+    /// function runs after it and its frame is dropped when it returns (a list of options built
+    /// in a loop is not copied item by item). A parameter may hold what a caller lent (see
+    /// `lend`) and a loop's variable an item of a list walked in place (`each_lent`): both must
+    /// go back, and are read as any variable is. `None` for any other expression.
+    fn moved_out(&mut self, e: &Expr) -> C<Option<Eval>> {
+        let Expr::Variable(x, _, _) = e else { return Ok(None) };
+        let slot = self.lookup(&x.1)?;
+        if !self.is_let(slot) {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(move |c| Ok(std::mem::take(c.slot(slot)).flatten()))))
+    }
+
     /// Compiles a statement.
     pub(super) fn stmt(&mut self, s: &Stmt) -> C<Exec> {
         Ok(match s {
@@ -118,6 +148,7 @@ impl FnCompiler<'_> {
                 let (ident, init, _) = &**x;
                 let init = self.expr(init)?;
                 let slot = self.declare(&ident.name);
+                self.declared_by_let(slot);
                 let pos = *pos;
                 Box::new(move |c| {
                     c.op(pos)?;
@@ -185,7 +216,14 @@ impl FnCompiler<'_> {
             }
             Stmt::Return(value, flags, pos) => {
                 let is_throw = flags.contains(ASTFlags::BREAK);
-                let value = value.as_ref().map(|v| self.expr(v)).transpose()?;
+                let moved = match value {
+                    Some(v) if !is_throw => self.moved_out(v)?,
+                    _ => None,
+                };
+                let value = match moved {
+                    Some(read) => Some(read),
+                    None => value.as_ref().map(|v| self.expr(v)).transpose()?,
+                };
                 let pos = *pos;
                 Box::new(move |c| {
                     c.op(pos)?;

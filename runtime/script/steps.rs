@@ -48,7 +48,7 @@ impl Allow {
             return Ok(if b { Allow::Always } else { Allow::Never });
         }
         match v.read_lock::<Array>() {
-            Some(list) => Ok(Allow::At(zone_names(key, &list, zone)?)),
+            Some(list) => Ok(Allow::At(zone_names(&format!("{key}.{kind}"), &list, zone)?)),
             None => fail(format!("steps: `{key}.{kind}` must be true, false or a list of zones, not {v}")),
         }
     }

@@ -54,6 +54,11 @@ fn steps_follow_the_rule_key_by_key() {
             "no such zone: steps: `avoid`: no zone named `attic`",
             "negative limit: steps: `limit` must be a number of pieces (0 or more), not -1",
             "bad filter: steps: `passes`: no component kind named `dragon`",
+            "cross not a map: steps: `cross` must be a map from link kinds to true, false or zones, not 5",
+            "zones not names: steps: `cross.plain` must list zone names, not 1",
+            "avoid not names: steps: `avoid` must list zone names or patterns, not 1",
+            "bad limit by pattern: steps: `limits.*` must be a number of pieces (0 or more), not -2",
+            "passes not a map: steps: `passes` must be a filter map, not 3",
         ]
     );
     assert_eq!(game.outcome(), Some("done"));

@@ -34,6 +34,57 @@ pub(super) fn graph_distances(
     Ok(out)
 }
 
+/// The distance in edges from `from` to `to` along the board graph (respecting `one_way`), or
+/// `()` when `to` cannot be reached: one number where `distances` gives a map of the board. The
+/// distances to `to` from every zone are walked once and kept in `names` (a list of numbers a
+/// zone: at most the number of zones squared in all), so that asking how far many zones are from
+/// one goal, or one zone from many, costs a look-up each. `walked` is told when a walk is done,
+/// for the caller to charge it.
+pub(super) fn graph_distance(
+    defs: &Defs,
+    names: &super::names::Names,
+    from: ZoneId,
+    to: ZoneId,
+    walked: impl FnOnce() -> RhaiResult<()>,
+) -> RhaiResult<Dynamic> {
+    if let Some(towards) = names.distances_to.borrow().get(&to) {
+        return Ok(distance_of(towards, from));
+    }
+    walked()?;
+    let mut steps: Vec<i32> = vec![-1; defs.zone_names.len()];
+    steps[to as usize] = 0;
+    let mut frontier = vec![to];
+    let mut next = Vec::new();
+    let mut d = 0;
+    while !frontier.is_empty() {
+        d += 1;
+        for &a in &frontier {
+            for e in defs.edges_of(a) {
+                // Walked backwards (as `distances_to` walks): `b` is a zone one step before `a`
+                // on the way to `to`, over an edge into `a`, or a two-way edge out of it.
+                for (x, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
+                    if x == a && (!forward || !e.one_way) && steps[b as usize] < 0 {
+                        steps[b as usize] = d;
+                        next.push(b);
+                    }
+                }
+            }
+        }
+        std::mem::swap(&mut frontier, &mut next);
+        next.clear();
+    }
+    let found = distance_of(&steps, from);
+    names.distances_to.borrow_mut().insert(to, steps.into_boxed_slice());
+    Ok(found)
+}
+
+fn distance_of(steps: &[i32], from: ZoneId) -> Dynamic {
+    match steps.get(from as usize) {
+        Some(&d) if d >= 0 => Dynamic::from_int(i64::from(d)),
+        _ => Dynamic::UNIT,
+    }
+}
+
 /// The breadth-first walk of [`graph_distances`].
 fn walk_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Map {
     let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
-use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
+use super::board::{Filter, FilterArg, filters, graph_distance, graph_distances, link_names, linked, nearest, tally};
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::names::Names;
 use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
@@ -710,6 +710,10 @@ pub(super) fn register(engine: &mut Registry) {
             }
         })()),
         _ => None,
+    });
+    engine.register_fn("distance", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<Dynamic> {
+        let (a, b) = (g.zone(from)?, g.zone(to)?);
+        graph_distance(&g.defs, &g.names, a, b, || g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len())))
     });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;

@@ -96,6 +96,9 @@ pub(crate) struct Names {
     /// `board::graph_distances`): the graph never changes, and agents ask the same ones
     /// at every decision.
     pub(crate) distances: RefCell<FxHashMap<(crate::rules::ZoneId, i64, bool), rhai::Map>>,
+    /// The distances to a zone from every zone (-1: unreachable), by that zone, walked once
+    /// for `distance` (see `board::graph_distance`).
+    pub(crate) distances_to: RefCell<FxHashMap<crate::rules::ZoneId, Box<[i32]>>>,
 }
 
 impl Names {

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
-use super::board::{Filter, FilterArg, filters, graph_distances, link_names, linked, nearest, tally};
+use super::board::{Filter, FilterArg, filters, graph_distance, graph_distances, link_names, linked, nearest, tally};
 use super::game_api::{piece_named, prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
 use super::names::Names;
@@ -259,6 +259,9 @@ pub(super) fn register(engine: &mut Registry) {
     });
     engine.register_fn("distances_to", |v: &mut SeatView, to: &str, most: i64| -> RhaiResult<Map> {
         graph_distances(&v.defs, &v.names, v.zone(to)?, most, true)
+    });
+    engine.register_fn("distance", |v: &mut SeatView, from: &str, to: &str| -> RhaiResult<Dynamic> {
+        graph_distance(&v.defs, &v.names, v.zone(from)?, v.zone(to)?, || Ok(()))
     });
     // Pure functions of what the agent gives: they read nothing of the game.
     engine.register_fn("rank", |_: &mut SeatView, keys: Map| super::ranking::rank(&keys));

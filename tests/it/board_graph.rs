@@ -1,6 +1,6 @@
 //! Zones as a board graph (tests/fixtures/graph): the links of a zone in both directions with
-//! their kinds, distances along the graph within a bound, and `go_to` (the name scripts use for
-//! `goto`, a reserved word of Rhai).
+//! their kinds, distances along the graph within a bound and between two zones, and `go_to`
+//! (the name scripts use for `goto`, a reserved word of Rhai).
 
 use std::rc::Rc;
 
@@ -36,6 +36,9 @@ fn links_distances_and_go_to() {
             r#"c<=0 ["c=0"]"#,
             // Towards b: a reaches it down the drop; c and d over plain links.
             r#"to b ["a=1", "b=0", "c=1", "d=2"]"#,
+            // As `distances` counts: nothing leads back up the drop to a, nothing to e; d
+            // reaches b through c.
+            r#"distance ["a->d=3", "d->a=", "b->a=", "c->c=0", "a->e=", "d->b=2", "a->d=3"]"#,
             "after",
         ]
     );

@@ -715,6 +715,18 @@ pub(super) fn register(engine: &mut Registry) {
         let (a, b) = (g.zone(from)?, g.zone(to)?);
         graph_distance(&g.defs, &g.names, a, b, || g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len())))
     });
+    engine.register_direct("distance", &[Param::Zone, Param::Zone], |g: &GameApi, args| match *args {
+        [from, to] => Some((|| {
+            let (a, b) = (
+                g.zone_arg(from.zone().ok_or("distance: expected a zone")?)?,
+                g.zone_arg(to.zone().ok_or("distance: expected a zone")?)?,
+            );
+            graph_distance(&g.defs, &g.names, a, b, || {
+                g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))
+            })
+        })()),
+        _ => None,
+    });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
         graph_distances(&g.defs, &g.names, g.zone(from)?, most, false)

@@ -263,6 +263,18 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("distance", |v: &mut SeatView, from: &str, to: &str| -> RhaiResult<Dynamic> {
         graph_distance(&v.defs, &v.names, v.zone(from)?, v.zone(to)?, || Ok(()))
     });
+    // Asked in loops (how far each piece of a kind is from a space): the direct form takes the
+    // names as they are, found by their strings.
+    engine.register_direct("distance", &[Param::Zone, Param::Zone], |v: &SeatView, args| match *args {
+        [from, to] => Some((|| {
+            let (from, to) = (
+                v.zone_arg(from.zone().ok_or("distance: expected a zone")?)?,
+                v.zone_arg(to.zone().ok_or("distance: expected a zone")?)?,
+            );
+            graph_distance(&v.defs, &v.names, from, to, || Ok(()))
+        })()),
+        _ => None,
+    });
     // Pure functions of what the agent gives: they read nothing of the game.
     engine.register_fn("rank", |_: &mut SeatView, keys: Map| super::ranking::rank(&keys));
     engine.register_fn("crossings", |_: &mut SeatView, before: i64, after: i64, lines: Array| {

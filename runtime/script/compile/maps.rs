@@ -157,6 +157,9 @@ struct Spares {
 
 /// At most this many spare maps of one set of keys (per thread).
 const SPARES_PER_SHAPE: usize = 256;
+/// At most this many sets of keys are kept (per thread): a script that lists options under
+/// ever new keys gets no spares for the new ones, and memory stays bounded.
+const SPARE_SHAPES: usize = 64;
 /// Maps with more keys than this are not kept (an option names a few parameters).
 const SPARE_KEYS: usize = 8;
 
@@ -185,16 +188,20 @@ fn spare(shape: u64, template: &Map) -> Option<Dynamic> {
 /// Keeps the maps among `values` (a listing the flow has read) for map literals with the same
 /// keys to fill in again; the rest are dropped. Only maps that are plain values (not read-only,
 /// untagged; the engine's Rhai has no shared values) are kept, so a map filled in again is what
-/// a fresh one would be.
+/// a fresh one would be, and only those of a few keys holding no list or map, so that what is
+/// kept stays small.
 pub(crate) fn give_back(values: rhai::Array) {
+    let small = |m: &Map| m.len() <= SPARE_KEYS && m.values().all(|x| !x.is_array() && !x.is_map());
     SPARES.with_borrow_mut(|spares| {
         for v in values {
             let plain = v.is_map() && !v.is_read_only() && v.tag() == 0;
-            let Some(shape) =
-                plain.then(|| v.read_lock::<Map>().filter(|m| m.len() <= SPARE_KEYS).map(|m| shape_of(&m))).flatten()
+            let Some(shape) = plain.then(|| v.read_lock::<Map>().filter(|m| small(m)).map(|m| shape_of(&m))).flatten()
             else {
                 continue;
             };
+            if spares.by_shape.len() >= SPARE_SHAPES && !spares.by_shape.contains_key(&shape) {
+                continue;
+            }
             let list = spares.by_shape.entry(shape).or_default();
             if list.len() < SPARES_PER_SHAPE {
                 list.push(v);

@@ -3,24 +3,17 @@
 
 use std::rc::Rc;
 
-use tabula::event::Event;
 use tabula::{Game, LoadOptions};
+
+use crate::common::notes_of;
 
 #[test]
 fn steps_follow_the_rule_key_by_key() {
     let rules =
         Rc::new(tabula::load("tests/fixtures/steps", &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}")));
     let game = Game::recorded(rules, 1, 1).expect("start");
-    let notes: Vec<&str> = game
-        .events()
-        .iter()
-        .filter_map(|e| match e {
-            Event::Note(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        notes,
+        notes_of(&game),
         [
             // No kind named: nothing is crossed.
             "nothing: []",

@@ -51,30 +51,9 @@ pub(super) fn graph_distance(
         return Ok(distance_of(towards, from));
     }
     walked()?;
-    let mut steps: Vec<i32> = vec![-1; defs.zone_names.len()];
-    steps[to as usize] = 0;
-    let mut frontier = vec![to];
-    let mut next = Vec::new();
-    let mut d = 0;
-    while !frontier.is_empty() {
-        d += 1;
-        for &a in &frontier {
-            for e in defs.edges_of(a) {
-                // Walked backwards (as `distances_to` walks): `b` is a zone one step before `a`
-                // on the way to `to`, over an edge into `a`, or a two-way edge out of it.
-                for (x, b, forward) in [(e.from, e.to, true), (e.to, e.from, false)] {
-                    if x == a && (!forward || !e.one_way) && steps[b as usize] < 0 {
-                        steps[b as usize] = d;
-                        next.push(b);
-                    }
-                }
-            }
-        }
-        std::mem::swap(&mut frontier, &mut next);
-        next.clear();
-    }
+    let steps: Box<[i32]> = walk(defs, to, i64::MAX, true).iter().map(|s| s.map_or(-1, |d| d as i32)).collect();
     let found = distance_of(&steps, from);
-    names.distances_to.borrow_mut().insert(to, steps.into_boxed_slice());
+    names.distances_to.borrow_mut().insert(to, steps);
     Ok(found)
 }
 
@@ -85,8 +64,20 @@ fn distance_of(steps: &[i32], from: ZoneId) -> Dynamic {
     }
 }
 
-/// The breadth-first walk of [`graph_distances`].
+/// The map of [`graph_distances`]: each zone within `most` of `start`, by name.
 fn walk_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Map {
+    let mut out = Map::new();
+    for (z, s) in walk(defs, start, most, towards).iter().enumerate() {
+        if let Some(s) = s {
+            out.insert(defs.zone_names[z].as_str().into(), Dynamic::from(*s));
+        }
+    }
+    out
+}
+
+/// The breadth-first walk from `start` (with `towards`, to it: one-way edges walked backwards)
+/// at most `most` edges far: each zone's distance, by zone id.
+fn walk(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Vec<Option<i64>> {
     let mut steps: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
     steps[start as usize] = Some(0);
     // The zones reached at the last distance; each step walks only their links.
@@ -108,13 +99,7 @@ fn walk_distances(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Map {
         std::mem::swap(&mut frontier, &mut next);
         next.clear();
     }
-    let mut out = Map::new();
-    for (z, s) in steps.iter().enumerate() {
-        if let Some(s) = s {
-            out.insert(defs.zone_names[z].as_str().into(), Dynamic::from(*s));
-        }
-    }
-    out
+    steps
 }
 
 /// Counts the pieces of a zone by the value of a property: `#{red: 2, blue: 1}`. Only

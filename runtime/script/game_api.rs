@@ -685,11 +685,11 @@ pub(super) fn register(engine: &mut Registry) {
     // takes the map itself, read again at each call.
     engine.register_type_with_name::<Rc<StepRule>>("StepRule");
     engine.register_fn("step_rule", |g: &mut GameApi, rule: Map| -> RhaiResult<Rc<StepRule>> {
-        Ok(Rc::new(StepRule::new(&g.defs, &rule, &|name| g.zone(name).ok())?))
+        Ok(Rc::new(step_rule(g, &rule)?))
     });
     engine.register_fn("steps", |g: &mut GameApi, zone: &str, rule: Map| -> RhaiResult<Array> {
         let z = g.zone(zone)?;
-        step_from(g, z, &StepRule::new(&g.defs, &rule, &|name| g.zone(name).ok())?)
+        step_from(g, z, &step_rule(g, &rule)?)
     });
     engine.register_fn("steps", |g: &mut GameApi, zone: &str, rule: Rc<StepRule>| -> RhaiResult<Array> {
         let z = g.zone(zone)?;
@@ -703,27 +703,19 @@ pub(super) fn register(engine: &mut Registry) {
                 return step_from(g, z, &rule).map(Dynamic::from_array);
             }
             match rule.read_lock::<Map>() {
-                Some(rule) => {
-                    step_from(g, z, &StepRule::new(&g.defs, &rule, &|name| g.zone(name).ok())?).map(Dynamic::from_array)
-                }
+                Some(rule) => step_from(g, z, &step_rule(g, &rule)?).map(Dynamic::from_array),
                 None => fail(format!("steps: the rule must be a map or a step rule, not {rule}")),
             }
         })()),
         _ => None,
     });
     engine.register_fn("distance", |g: &mut GameApi, from: &str, to: &str| -> RhaiResult<Dynamic> {
-        let (a, b) = (g.zone(from)?, g.zone(to)?);
-        graph_distance(&g.defs, &g.names, a, b, || g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len())))
+        distance(g, g.zone(from)?, g.zone(to)?)
     });
     engine.register_direct("distance", &[Param::Zone, Param::Zone], |g: &GameApi, args| match *args {
         [from, to] => Some((|| {
-            let (a, b) = (
-                g.zone_arg(from.zone().ok_or("distance: expected a zone")?)?,
-                g.zone_arg(to.zone().ok_or("distance: expected a zone")?)?,
-            );
-            graph_distance(&g.defs, &g.names, a, b, || {
-                g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))
-            })
+            let from = g.zone_arg(from.zone().ok_or("distance: expected a zone")?)?;
+            distance(g, from, g.zone_arg(to.zone().ok_or("distance: expected a zone")?)?)
         })()),
         _ => None,
     });
@@ -737,10 +729,21 @@ pub(super) fn register(engine: &mut Registry) {
     });
 }
 
-/// `steps(zone, rule)`: the links from `zone` the rule lets a piece take (see `script/steps.rs`).
+/// `step_rule(rule)`: the rule of `steps` read from a script's map.
+fn step_rule(g: &GameApi, rule: &Map) -> RhaiResult<StepRule> {
+    StepRule::new(&g.defs, rule, &|name| g.zone(name).ok())
+}
+
+/// `steps(zone, rule)`: the spaces one step from `zone` the rule lets a piece reach (see
+/// `script/steps.rs`).
 fn step_from(g: &GameApi, z: ZoneId, rule: &StepRule) -> RhaiResult<Array> {
     g.charge(g.defs.edges.len())?;
     Ok(steps(&g.defs, z, rule, |to| g.read(Read::Zone(to))))
+}
+
+/// `distance(from, to)`, the walk to `to` charged as `distances` charges its walk.
+fn distance(g: &GameApi, from: ZoneId, to: ZoneId) -> RhaiResult<Dynamic> {
+    graph_distance(&g.defs, &g.names, from, to, || g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len())))
 }
 
 /// `add(counter, delta)`: the counter moved by `delta` (within its range); its new value.

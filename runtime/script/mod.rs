@@ -392,7 +392,6 @@ impl Scripts {
         Ok(text.join(" "))
     }
 
-    /// The compiled function running `hook`, if it and everything it calls are compiled.
     /// Takes back the options a listing gave once the flow has read them: their maps are
     /// filled in again by the compiled code's next options with the same keys (see
     /// `compile::give_back`). Rhai's interpreter makes its maps itself: they are dropped.
@@ -402,6 +401,7 @@ impl Scripts {
         }
     }
 
+    /// The compiled function running `hook`, if it and everything it calls are compiled.
     fn compiled(&self, hook: HookId) -> Option<usize> {
         *self.program.as_ref()?.hooks.get(hook as usize)?
     }

@@ -5,8 +5,8 @@
 //! and which spaces it may enter (a room holds three, an occupied space is entered only to
 //! capture). Written in a script, that is a call of a script function for every link of every
 //! piece. Here the script says once per listing what a piece may do, as a map, and the engine
-//! walks the links: the same links `game.links` gives, in the same order, less those the rule
-//! forbids.
+//! walks the links `game.links` gives, in their order, and returns the spaces the rule lets the
+//! piece reach, each once.
 //!
 //! The rule's keys, all optional:
 //! - `cross`: by a link's kind (`plain` for a link without one), whether a piece may cross it in

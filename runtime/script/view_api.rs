@@ -267,11 +267,10 @@ pub(super) fn register(engine: &mut Registry) {
     // names as they are, found by their strings.
     engine.register_direct("distance", &[Param::Zone, Param::Zone], |v: &SeatView, args| match *args {
         [from, to] => Some((|| {
-            let (from, to) = (
-                v.zone_arg(from.zone().ok_or("distance: expected a zone")?)?,
-                v.zone_arg(to.zone().ok_or("distance: expected a zone")?)?,
-            );
-            graph_distance(&v.defs, &v.names, from, to, || Ok(()))
+            let from = v.zone_arg(from.zone().ok_or("distance: expected a zone")?)?;
+            graph_distance(&v.defs, &v.names, from, v.zone_arg(to.zone().ok_or("distance: expected a zone")?)?, || {
+                Ok(())
+            })
         })()),
         _ => None,
     });

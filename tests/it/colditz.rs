@@ -488,3 +488,23 @@ fn the_evaluation_rises_as_a_pow_nears_its_escape_and_escapes() {
     );
     assert!(escaped.0 > 50, "one POW out of two is more than half the race: {escaped:?}");
 }
+
+/// rules.rhai offers a guard's `take_marker` where `edge_kind` of the step's two spaces is a
+/// barrier, and `edge_kind` names the first link between them: that is the link crossed only
+/// while no two spaces are linked both by a barrier and by something else.
+#[test]
+fn no_two_spaces_share_a_barrier_with_another_link() {
+    let text = std::fs::read_to_string("rulesets/colditz/game.toml").expect("game.toml");
+    let doc: toml::Table = toml::from_str(&text).expect("TOML");
+    let mut kinds: std::collections::BTreeMap<(String, String), Vec<Option<String>>> = Default::default();
+    for e in doc["edges"].as_array().expect("edges") {
+        let (a, b) = (e["from"].as_str().expect("from"), e["to"].as_str().expect("to"));
+        let pair = if a < b { (a, b) } else { (b, a) };
+        let kind = e.get("kind").and_then(|k| k.as_str()).map(str::to_string);
+        kinds.entry((pair.0.to_string(), pair.1.to_string())).or_default().push(kind);
+    }
+    let barrier = |k: &Option<String>| matches!(k.as_deref(), Some("wire" | "drop30" | "drop60"));
+    let mixed: Vec<_> = kinds.iter().filter(|(_, ks)| ks.len() > 1 && ks.iter().any(barrier)).collect();
+    assert!(kinds.values().any(|ks| ks.len() > 1), "the castle has a pair linked twice (the gateway)");
+    assert!(mixed.is_empty(), "spaces linked by a barrier and another link: {mixed:?}");
+}

@@ -124,23 +124,12 @@ pub(super) fn map_in_key_order(template: Map, values: Vec<(Eval, Position)>, by_
             }
             c.stack.push(value);
         }
-        let map = match spare(shape, &template) {
-            Some(mut spare) => {
-                if let Some(mut map) = spare.write_lock::<Map>() {
-                    for (place, &i) in map.values_mut().zip(&by_key) {
-                        set(place, std::mem::take(&mut c.stack[mark + i]));
-                    }
-                }
-                spare
+        let mut map = spare(shape, &template).unwrap_or_else(|| Dynamic::from_map(template.clone()));
+        if let Some(mut places) = map.write_lock::<Map>() {
+            for (place, &i) in places.values_mut().zip(&by_key) {
+                set(place, std::mem::take(&mut c.stack[mark + i]));
             }
-            None => {
-                let mut map = template.clone();
-                for (place, &i) in map.values_mut().zip(&by_key) {
-                    set(place, std::mem::take(&mut c.stack[mark + i]));
-                }
-                Dynamic::from_map(map)
-            }
-        };
+        }
         pop_to(&mut c.stack, mark);
         Ok(map)
     })

@@ -813,6 +813,11 @@ impl NativeSite {
     /// [`NativeSite::call`] with variable `slot` of the running function first, passed where it
     /// is (as Rhai passes a variable by reference).
     pub(super) fn call_on_slot(&self, c: &mut Ctx, slot: usize, from: usize) -> Res<Dynamic> {
+        if self.std == Some(ops::Std::Push)
+            && let Some(pushed) = self.push_onto_slot(c, slot, from)
+        {
+            return pushed;
+        }
         let at = c.base + slot;
         c.forget_sizes(slot);
         let (engine, store, stack) = c.split();
@@ -822,6 +827,31 @@ impl NativeSite {
             Some(target) => self.call_with(engine, store, Some(target), rest),
             None => Err("internal: a variable outside its frame".into()),
         }
+    }
+
+    /// `list.push(item)` on variable `slot`, keeping the list's data sizes known as `list +=
+    /// item` does ([`Ctx::take_sized`]): Rhai checks the list's sizes after every push, and
+    /// walking the whole list each time made building a list of options item by item cost the
+    /// square of its length. `None` when this is not Rhai's own `push` of one item onto a list
+    /// (then [`NativeSite::call_with`] decides, as before).
+    fn push_onto_slot(&self, c: &mut Ctx, slot: usize, from: usize) -> Option<Res<Dynamic>> {
+        if c.stack.len() != from + 1 || !c.slot_ref(slot).is_array() {
+            return None;
+        }
+        let types = [TypeId::of::<rhai::Array>(), c.stack[from].type_id()];
+        if self.candidates.pick(types.into_iter()).is_some() {
+            return None;
+        }
+        let item = c.stack.pop()?;
+        let (mut list, known) = c.take_sized(slot);
+        let before = known.unwrap_or_else(|| data_sizes(&list));
+        let after = before.with(data_sizes(&item), true);
+        if let Some(mut items) = list.write_lock::<rhai::Array>() {
+            items.push(item);
+        }
+        let checked = over_limit(after, self.pos);
+        c.put_sized(slot, list, checked.is_ok().then_some(after));
+        Some(checked.map(|()| Dynamic::UNIT))
     }
 
     fn call_with(

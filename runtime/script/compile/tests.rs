@@ -248,6 +248,17 @@ const LIMITS: &[&str] = &[
     "let l = []; let a = []; loop { a = [a]; l += a; }",
     "let l = []; loop { l += #{ s: \"0123456789\" }; l[l.len() - 1].s += \"0123456789\"; }",
     "let l = []; let k = []; loop { l += 1; k = l; k += \"0123456789\"; l = k; }",
+    // The same with `push`, which keeps the sizes as `+=` does.
+    "let l = []; loop { l.push(\"0123456789\"); }",
+    "let l = []; loop { push(l, \"0123456789\"); }",
+    "let l = []; loop { l.push(1); }",
+    "let l = [[]]; loop { l.push(\"0123456789\"); l[0] += [1, 2, 3]; }",
+    "let l = [[]]; loop { l.push(1); l.grow_first(); }",
+    "let l = []; loop { l.push(pushed()); }",
+    "let l = []; let a = []; loop { a = [a]; l.push(a); }",
+    "let l = []; loop { l.push(#{ s: \"0123456789\" }); l[l.len() - 1].s += \"0123456789\"; }",
+    "let l = []; let k = []; loop { l.push(1); k = l; k.push(\"0123456789\"); l = k; }",
+    "let l = []; loop { l.push(1); l += \"0123456789\"; l.push([l.len()]); }",
 ];
 
 /// Script functions the snippets call by name.

@@ -49,6 +49,9 @@ pub struct SimOptions {
     /// does): a disagreement stops the run with an error, since a game could take an option
     /// that replay refuses. The check costs a few hook calls per option listed.
     pub check_options: u64,
+    /// Whether to profile the scripts: the report's `profile` then says where their time went
+    /// (`tabula sim --profile`, `script::profile`). It changes no game.
+    pub profile: bool,
 }
 
 impl Default for SimOptions {
@@ -64,6 +67,7 @@ impl Default for SimOptions {
             record: Vec::new(),
             keep_records: false,
             check_options: 0,
+            profile: false,
         }
     }
 }
@@ -106,6 +110,10 @@ pub struct SimReport {
     /// seat, then by what was counted; left out of the JSON when no agent counts anything.
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub agent_counts: IndexMap<String, IndexMap<String, u64>>,
+    /// Where the scripts' time went, by function, most first, when `SimOptions::profile` asks
+    /// (left out of the JSON otherwise): the threads that played the games, summed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub profile: Vec<crate::script::profile::ProfileRow>,
 }
 
 /// The seed of a seat's agent in a game seeded `game_seed`.
@@ -510,6 +518,9 @@ pub fn simulate(
     progress: &mut dyn FnMut(&GameRecord),
 ) -> Result<SimReport, Error> {
     let start = Instant::now();
+    if options.profile {
+        crate::script::profile::start();
+    }
     let (tally, records) = play_games(&rules, options, 0..options.games, &mut |r| progress(r)).map_err(|(_, e)| e)?;
     report(&rules, options, tally, records, start.elapsed().as_secs_f64())
 }
@@ -553,6 +564,9 @@ fn simulate_on_threads(
         other => other,
     };
     let threads = threads.clamp(1, options.games.max(1).min(usize::MAX as u64) as usize);
+    if options.profile {
+        crate::script::profile::start();
+    }
     if threads == 1 {
         return simulate(rules.clone(), options, &mut |r| progress(r)).map_err(rendered);
     }
@@ -669,6 +683,7 @@ fn play_games(
             records.push(record);
         }
     }
+    crate::script::profile::flush();
     Ok((tally, records))
 }
 
@@ -805,6 +820,7 @@ fn report(
             .filter_map(|s| tally.agent_counts().get(&s.name).map(|counts| (s.name.clone(), counts.clone())))
             .collect(),
         records,
+        profile: if options.profile { crate::script::profile::take() } else { Vec::new() },
     })
 }
 

@@ -84,6 +84,12 @@ pub struct SimArgs {
     /// Counters whose final values each game's row keeps, as in `--record money,score.red`.
     #[arg(long, value_name = "COUNTER,...", value_delimiter = ',')]
     record: Vec<String>,
+    /// Also say where the scripts' time went: each script function's calls, the time spent in
+    /// it (its own, then with everything it calls) and its Rhai operations, the costliest
+    /// first (with --json: `profile`). Time in natives counts as the calling function's. The
+    /// games are the same; the run is a little slower.
+    #[arg(long)]
+    profile: bool,
 }
 
 /// The number of threads `0` stands for: one per core.
@@ -99,6 +105,7 @@ pub fn run(args: &SimArgs) -> Result<ExitCode, Error> {
     let mut options = args.play.options();
     options.log_dir = args.log.clone();
     options.record = args.record.clone();
+    options.profile = args.profile;
     // Records are kept only to be written: without them memory stays flat however many games.
     options.keep_records = args.csv.is_some() || args.jsonl.is_some();
     let load = LoadOptions { variants: args.ruleset.variants.clone(), overrides: args.ruleset.sets.clone() };
@@ -261,4 +268,32 @@ fn print_summary(r: &SimReport) {
         }
     }
     outln!("  {:.2} s, {:.0} games/s", r.seconds, r.playouts_per_s);
+    print_profile(&r.profile);
+}
+
+/// The rows of a script profile that took the most time: enough to find where a ruleset's
+/// time goes (`--json` has every row).
+const PROFILE_ROWS: usize = 25;
+
+/// `--profile`'s table: each function's own time and its time with what it calls, as shares of
+/// the time in scripts, then its calls and its own operations a call.
+fn print_profile(rows: &[tabula::script::profile::ProfileRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    let in_scripts: f64 = rows.iter().map(|r| r.self_seconds).sum();
+    let share = |s: f64| if in_scripts > 0.0 { 100.0 * s / in_scripts } else { 0.0 };
+    outln!("  time in script functions: {in_scripts:.3} s; the {} costliest:", PROFILE_ROWS.min(rows.len()));
+    outln!("  {:>7} {:>7} {:>10} {:>9}   function", "self", "total", "calls", "ops/call");
+    for r in rows.iter().take(PROFILE_ROWS) {
+        let per_call = r.self_operations as f64 / r.calls.max(1) as f64;
+        outln!(
+            "  {:>6.1}% {:>6.1}% {:>10} {:>9.0}   {}",
+            share(r.self_seconds),
+            share(r.total_seconds),
+            r.calls,
+            per_call,
+            r.function
+        );
+    }
 }

@@ -35,6 +35,7 @@ use crate::value::Action;
 
 pub use compile::Fallback;
 use compile::Program;
+pub use compile::profile;
 use game_api::GameApi;
 #[cfg(feature = "script-signatures")]
 pub use signatures::{NativeFunction, native_functions};

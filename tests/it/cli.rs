@@ -169,3 +169,44 @@ fn sim_plays_the_usual_player_count_and_lists_the_outcomes_it_can_reach() {
     assert!(out.starts_with("temple: 1 game, 1 player,"), "{out}");
     assert_eq!(outcome_rows(&out), ["win", "loss"], "{out}");
 }
+
+/// `--profile` says which script functions a run's time went to, and changes no game: the
+/// report is the same as without it, but for the timing and the profile.
+#[test]
+fn sim_profile_says_where_the_scripts_time_went() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "temple", "--games", "4", "--seed", "3", "--agent", "random", "--json"];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = tabula(&args, "");
+        assert!(ok, "{err}");
+        let mut report: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        let profile = report.as_object_mut().and_then(|r| r.remove("profile"));
+        for timing in ["seconds", "playouts_per_s"] {
+            report.as_object_mut().map(|r| r.remove(timing));
+        }
+        (report, profile)
+    };
+    let (plain, none) = run(&["--threads", "1"]);
+    assert_eq!(none, None, "a run not asked to profile has no profile");
+    for threads in ["1", "2"] {
+        let (profiled, profile) = run(&["--profile", "--threads", threads]);
+        assert_eq!(profiled, plain, "profiling changed the games ({threads} threads)");
+        let rows = profile.and_then(|p| p.as_array().cloned()).expect("a profile");
+        let row =
+            |name: &str| rows.iter().find(|r| r["function"] == name).unwrap_or_else(|| panic!("{name}: {rows:?}"));
+        // "Setup" runs once a game (the setup phase's `on_enter`), on whichever thread.
+        assert_eq!(row("setup")["calls"], 4, "{threads} threads");
+        // Every option listing of a turn runs the phase's options hook.
+        assert!(row("options")["calls"].as_u64().is_some_and(|n| n > 4), "{rows:?}");
+        for r in &rows {
+            let (own, total) = (r["self_seconds"].as_f64().unwrap(), r["total_seconds"].as_f64().unwrap());
+            assert!(own <= total + 1e-9, "{r}");
+        }
+        let own: Vec<f64> = rows.iter().map(|r| r["self_seconds"].as_f64().unwrap()).collect();
+        assert!(own.windows(2).all(|w| w[0] >= w[1]), "the costliest first: {own:?}");
+    }
+    let (ok, out, err) = tabula(&["sim", "temple", "--games", "2", "--agent", "random", "--profile"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("time in script functions:"), "{out}");
+    assert!(out.lines().any(|l| l.trim_end().ends_with("   options") && l.contains('%')), "{out}");
+}

@@ -254,7 +254,15 @@ impl<'a> Ctx<'a> {
         self.base = new_base;
         self.this_bound = bound;
         self.calls.level += 1;
-        let result = (function.body)(self);
+        let result = if super::profile::on() {
+            let open = super::profile::enter(self.calls.ops);
+            let result = (function.body)(self);
+            let program = std::ptr::from_ref(self.calls.prog).addr();
+            super::profile::leave(open, program, f, &function.name, self.calls.ops);
+            result
+        } else {
+            (function.body)(self)
+        };
         // The callee's own frame is popped; the caller's slots, below it, were reached only
         // through `slot` (its lent handles and `this` are moved out that way).
         self.forget_sizes_from(new_base);

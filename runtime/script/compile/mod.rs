@@ -23,7 +23,8 @@
 //! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
 //! `index.rs` hands Rhai the indexing of strings, integers and other values, `ops.rs` the
 //! operators and the standard functions computed inline, `memo.rs` the results of calls made
-//! with plain values only, remembered.
+//! with plain values only, remembered, `profile.rs` the time each function takes, when asked
+//! (`tabula sim --profile`).
 
 mod chain;
 mod ctx;
@@ -34,6 +35,7 @@ mod maps;
 pub(crate) use maps::give_back;
 mod memo;
 mod ops;
+pub mod profile;
 mod stmt;
 #[cfg(test)]
 mod tests;

@@ -385,12 +385,18 @@ impl Game {
     fn listed_options_into(&self, hook: HookId, seat: SeatId, out: &mut Vec<Action>) -> Result<(), Error> {
         let defs = &*self.rules;
         let seat_name = rhai::Dynamic::from(defs.seat_names[seat as usize].clone());
-        let listed = defs.scripts.call_on_copy(hook, &self.state, Some(seat_name))?;
+        let (listed, keeping) =
+            defs.scripts.options(hook, &self.state, seat, self.may_act_out_of_turn(seat), seat_name)?;
         let hook_name = &defs.hooks[hook as usize].name;
         let bad = |message: String| {
             Error::Script(Box::new(crate::diag::Diagnostic::new(format!("options hook `{hook_name}`: {message}"))))
         };
-        let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
+        let items = match listed {
+            crate::script::Listed::Kept(items) => items,
+            crate::script::Listed::Ran(listed) => {
+                listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?
+            }
+        };
         // A seat out of turn may take only the phase's out-of-turn actions.
         let allowed = self.unprompted_actions(seat).unwrap_or_default();
         let which =
@@ -419,7 +425,7 @@ impl Game {
             let n = action.args.len();
             self.enumerate_from(def, 0, &fixed[..n], &mut action, false, out)?;
         }
-        defs.scripts.give_back_options(items);
+        defs.scripts.options_read(keeping, items);
         Ok(())
     }
 

@@ -190,6 +190,7 @@ impl Scripts {
             touched: Rc::default(),
             listing: Cell::new(false),
             kept_copy: Cell::new(false),
+            kept_listings: Default::default(),
         })
     }
 

@@ -11,6 +11,7 @@ mod compile;
 mod engine;
 mod game_api;
 mod grid;
+mod listings;
 mod names;
 mod natives;
 mod ranking;
@@ -144,6 +145,14 @@ pub(crate) struct Scripts {
     /// Whether the cell holds a copy of the state of the listing under way that no hook has
     /// changed: the next `legal` hook of the listing runs on it as it is.
     kept_copy: Cell<bool>,
+    /// Options hooks' listings kept between decisions (see `listings.rs`).
+    kept_listings: listings::KeptListings,
+}
+
+/// An options hook's list (see [`Scripts::options`]): a kept one, or what the hook returned.
+pub(crate) enum Listed {
+    Kept(Array),
+    Ran(Dynamic),
 }
 
 /// A listing of options under way (see [`Scripts::listing`]); it ends when this is dropped.
@@ -225,6 +234,40 @@ impl Scripts {
             self.args_maps.keep(action.action, back);
         }
         result
+    }
+
+    /// The options `hook` lists for `seat` (named `seat_name`) in `state`: the listing kept from
+    /// an earlier call while nothing it read has changed (see `listings.rs`), else the hook's
+    /// list, run on a copy. Give the list to [`Scripts::options_read`] once read.
+    pub(crate) fn options(
+        &self,
+        hook: HookId,
+        state: &State,
+        seat: SeatId,
+        out_of_turn: bool,
+        seat_name: Dynamic,
+    ) -> Result<(Listed, listings::Keeping), Error> {
+        use listings::Keeping;
+        // A seat's listings on turn and out of turn are kept apart: the first change with
+        // every action, the second seldom.
+        let key = u32::from(seat) * 2 + u32::from(out_of_turn);
+        if self.compiled(hook).is_none() || self.program.is_none() {
+            return Ok((Listed::Ran(self.call_on_copy(hook, state, Some(seat_name))?), Keeping::Not));
+        }
+        if let Some(items) = self.kept_listings.lend(&self.defs, state, hook, key) {
+            return Ok((Listed::Kept(items), Keeping::Lent { hook, key }));
+        }
+        let Some(noting) = self.kept_listings.start(hook, key) else {
+            return Ok((Listed::Ran(self.call_on_copy(hook, state, Some(seat_name))?), Keeping::Not));
+        };
+        let listed = self.call_on_copy(hook, state, Some(seat_name));
+        let keeping = self.kept_listings.made(&self.defs, state, noting, listed.is_ok());
+        Ok((Listed::Ran(listed?), keeping))
+    }
+
+    /// Takes back a list [`Scripts::options`] gave, once the flow has read it.
+    pub(crate) fn options_read(&self, keeping: listings::Keeping, items: Array) {
+        self.kept_listings.done(keeping, items, |spare| self.give_back_options(spare));
     }
 
     /// Runs a hook that must not change the game (a `legal` or `options` hook) on a scratch copy

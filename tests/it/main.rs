@@ -24,6 +24,7 @@ mod example_logs;
 mod features;
 mod grid;
 mod hot_reload;
+mod kept_listings;
 mod logs;
 mod out_of_turn;
 mod patterns;

@@ -24,15 +24,15 @@ use crate::rules::defs::{Defs, HookId};
 use crate::state::State;
 
 /// Listings a key's score may fall to before it rests, and where a new key starts: a listing
-/// that changes every time rests after eight.
+/// that changes every time rests after four.
 const LOWEST_SCORE: i32 = -24;
-const FIRST_SCORE: i32 = -16;
+const FIRST_SCORE: i32 = -20;
 /// How much a listing given back raises a key's score (and at most how high it goes).
 const HIT_SCORE: i32 = 4;
 const HIGHEST_SCORE: i32 = 64;
 /// Listings a key rests for (run without noting reads) the first time its score falls to the
 /// lowest; each time after, twice as many, up to `REST << MOST_DOUBLINGS`.
-const REST: u32 = 256;
+const REST: u32 = 512;
 const MOST_DOUBLINGS: u32 = 4;
 
 /// One hook and key's kept listing (the key: a seat, and whether it is asked out of turn), and how keeping has fared for it.

@@ -1,9 +1,9 @@
 //! Listings of options kept between decisions: an `options` hook's list is given again,
 //! without running the hook, while everything the hook read of the game is unchanged.
 //!
-//! Between two decisions most of the game stands still, and a seat's options often do too: in
-//! Colditz, after each action every other seat is asked what it may do out of turn (a trade, an
-//! interrupt card), and what that depends on (the hands, the trades made this turn) seldom
+//! Between two decisions most of the game stands still, and a seat's options often do too: where
+//! seats may act out of turn, after each action every other seat is asked what it may do (offer
+//! a trade, play a card), and what that depends on (its hand, the trades made this turn) seldom
 //! changed. A compiled options hook reads the game only through the natives, which note what
 //! they read (`reads.rs`, as for remembered calls): a listing is kept with the values of its
 //! reads, and given back for the same hook and seat while those values are the same, which is

@@ -11,20 +11,22 @@ use crate::value::{Action, Value};
 
 /// Converts a script value into an action argument of the given domain.
 pub(crate) fn to_value(defs: &Defs, domain: &Domain, v: &Dynamic) -> Result<Value, String> {
-    let text = v.clone().into_immutable_string().ok();
+    // The value's text, lent where it lies (most arguments are names), when a domain wants one.
+    let text = || v.as_immutable_string_ref().ok();
     match domain {
         Domain::Piece(..) => match v.as_int() {
             Ok(id) if (0..defs.pieces.len() as i64).contains(&id) => Ok(Value::Piece(id as PieceId)),
-            _ => text
+            _ => text()
                 .and_then(|t| defs.piece(&t))
                 .map(Value::Piece)
                 .ok_or_else(|| format!("expected a piece, found {v}")),
         },
-        Domain::Zone(_) => {
-            text.and_then(|t| defs.zone(&t)).map(Value::Zone).ok_or_else(|| format!("expected a zone name, found {v}"))
-        }
+        Domain::Zone(_) => text()
+            .and_then(|t| defs.zone(&t))
+            .map(Value::Zone)
+            .ok_or_else(|| format!("expected a zone name, found {v}")),
         Domain::Word(_) => {
-            text.and_then(|t| defs.symbol(&t)).map(Value::Word).ok_or_else(|| format!("expected a word, found {v}"))
+            text().and_then(|t| defs.symbol(&t)).map(Value::Word).ok_or_else(|| format!("expected a word, found {v}"))
         }
         Domain::Set(set) => {
             let items = v.read_lock::<Array>().ok_or_else(|| format!("expected a list of pieces, found {v}"))?;
@@ -45,9 +47,10 @@ pub(crate) fn to_value(defs: &Defs, domain: &Domain, v: &Dynamic) -> Result<Valu
             Ok(Value::Set(mask))
         }
         Domain::Int(..) => v.as_int().map(Value::Int).map_err(|_| format!("expected an integer, found {v}")),
-        Domain::Seat => {
-            text.and_then(|t| defs.seat(&t)).map(Value::Seat).ok_or_else(|| format!("expected a seat name, found {v}"))
-        }
+        Domain::Seat => text()
+            .and_then(|t| defs.seat(&t))
+            .map(Value::Seat)
+            .ok_or_else(|| format!("expected a seat name, found {v}")),
     }
 }
 
@@ -90,9 +93,10 @@ pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<A
 pub(crate) fn map_option(defs: &Defs, seat: SeatId, value: &Dynamic, partial: bool) -> Result<(Action, u32), String> {
     let map =
         value.read_lock::<Map>().ok_or_else(|| format!("expected a map like #{{action: \"...\"}}, found {value}"))?;
-    let name =
-        map.get("action").and_then(|a| a.clone().into_immutable_string().ok()).ok_or("the map has no `action` name")?;
-    let action = defs.action(&name).ok_or_else(|| format!("no action named `{name}`"))?;
+    let text =
+        map.get("action").and_then(|a| a.as_immutable_string_ref().ok()).ok_or("the map has no `action` name")?;
+    let name: &str = &text;
+    let action = defs.action(name).ok_or_else(|| format!("no action named `{name}`"))?;
     let def = &defs.actions[action as usize];
     let mut args = crate::value::Args::new();
     let mut left_out = 0;

@@ -286,7 +286,7 @@ impl<'a> FnCompiler<'a> {
             Expr::Unit(_) => constant(Dynamic::UNIT),
             Expr::Variable(x, _, _) => {
                 let slot = self.lookup(&x.1)?;
-                Box::new(move |c| Ok(c.slot(slot).clone()))
+                Box::new(move |c| Ok(c.slot_ref(slot).clone()))
             }
             Expr::ThisPtr(pos) => {
                 let pos = *pos;

@@ -86,8 +86,8 @@ pub struct SimArgs {
     record: Vec<String>,
     /// Also say where the scripts' time went: each script function's calls, the time spent in
     /// it (its own, then with everything it calls) and its Rhai operations, the costliest
-    /// first (with --json: `profile`). Time in natives counts as the calling function's. The
-    /// games are the same; the run is a little slower.
+    /// first, and the natives the scripts call (`region_paths (native)`) beside them (with
+    /// --json: `profile`). The games are the same; the run is a little slower.
     #[arg(long)]
     profile: bool,
 }
@@ -275,20 +275,27 @@ fn print_summary(r: &SimReport) {
 /// time goes (`--json` has every row).
 const PROFILE_ROWS: usize = 25;
 
-/// `--profile`'s table: each function's own time and its time with what it calls, as shares of
-/// the time in scripts, then its calls and its own operations a call.
+/// `--profile`'s table: each function's (or native's) own time and its time with what it calls,
+/// as shares of the time in scripts, then its calls and its own operations a call.
 fn print_profile(rows: &[tabula::script::profile::ProfileRow]) {
     if rows.is_empty() {
         return;
     }
     let in_scripts: f64 = rows.iter().map(|r| r.self_seconds).sum();
     let share = |s: f64| if in_scripts > 0.0 { 100.0 * s / in_scripts } else { 0.0 };
-    outln!("  time in script functions: {in_scripts:.3} s; the {} costliest:", PROFILE_ROWS.min(rows.len()));
+    outln!(
+        "  time in scripts (their functions and the natives they call): {in_scripts:.3} s; the {} costliest:",
+        PROFILE_ROWS.min(rows.len())
+    );
     outln!("  {:>7} {:>7} {:>10} {:>9}   function", "self", "total", "calls", "ops/call");
     for r in rows.iter().take(PROFILE_ROWS) {
-        let per_call = r.self_operations as f64 / r.calls.max(1) as f64;
+        let (per_call, native) = if r.native {
+            ("-".to_string(), " (native)")
+        } else {
+            (format!("{:.0}", r.self_operations as f64 / r.calls.max(1) as f64), "")
+        };
         outln!(
-            "  {:>6.1}% {:>6.1}% {:>10} {:>9.0}   {}",
+            "  {:>6.1}% {:>6.1}% {:>10} {:>9}   {}{native}",
             share(r.self_seconds),
             share(r.total_seconds),
             r.calls,

@@ -202,11 +202,17 @@ fn sim_profile_says_where_the_scripts_time_went() {
             let (own, total) = (r["self_seconds"].as_f64().unwrap(), r["total_seconds"].as_f64().unwrap());
             assert!(own <= total + 1e-9, "{r}");
         }
+        // The natives the scripts call have rows of their own (`game.prop`, in every listing of
+        // options), and count no operations.
+        let prop = rows.iter().find(|r| r["function"] == "prop" && r["native"] == true).expect("game.prop's row");
+        assert!(prop["calls"].as_u64().is_some_and(|n| n > 0) && prop["self_operations"] == 0, "{prop}");
+        assert!(rows.iter().filter(|r| r["native"] == false).all(|r| r["self_operations"].as_u64().is_some()));
         let own: Vec<f64> = rows.iter().map(|r| r["self_seconds"].as_f64().unwrap()).collect();
         assert!(own.windows(2).all(|w| w[0] >= w[1]), "the costliest first: {own:?}");
     }
     let (ok, out, err) = tabula(&["sim", "temple", "--games", "2", "--agent", "random", "--profile"], "");
     assert!(ok, "{err}");
-    assert!(out.contains("time in script functions:"), "{out}");
+    assert!(out.contains("time in scripts (their functions and the natives they call):"), "{out}");
+    assert!(out.lines().any(|l| l.trim_end().ends_with("   prop (native)")), "{out}");
     assert!(out.lines().any(|l| l.trim_end().ends_with("   options") && l.contains('%')), "{out}");
 }

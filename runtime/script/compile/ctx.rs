@@ -254,15 +254,7 @@ impl<'a> Ctx<'a> {
         self.base = new_base;
         self.this_bound = bound;
         self.calls.level += 1;
-        let result = if super::profile::on() {
-            let open = super::profile::enter(self.calls.ops);
-            let result = (function.body)(self);
-            let program = std::ptr::from_ref(self.calls.prog).addr();
-            super::profile::leave(open, program, f, &function.name, self.calls.ops);
-            result
-        } else {
-            (function.body)(self)
-        };
+        let result = if super::profile::on() { self.run_profiled(f) } else { (function.body)(self) };
         // The callee's own frame is popped; the caller's slots, below it, were reached only
         // through `slot` (its lent handles and `this` are moved out that way).
         self.forget_sizes_from(new_base);
@@ -297,6 +289,21 @@ impl<'a> Ctx<'a> {
             }
         };
         (result, this)
+    }
+
+    /// Runs the body of compiled function `f` under `tabula sim --profile`: kept out of the way
+    /// of the ordinary call.
+    #[cold]
+    #[inline(never)]
+    fn run_profiled(&mut self, f: usize) -> Res<Flow> {
+        let Some(function) = self.calls.prog.functions.get(f).and_then(Option::as_ref) else {
+            return Err("internal: a compiled call to a function that is not compiled".into());
+        };
+        let open = super::profile::enter(self.calls.ops);
+        let result = (function.body)(self);
+        let program = std::ptr::from_ref(self.calls.prog).addr();
+        super::profile::leave(open, program, f, &function.name, self.calls.ops);
+        result
     }
 
     fn take_lent(&mut self, base: usize, lent: u8) {

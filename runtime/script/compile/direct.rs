@@ -453,7 +453,23 @@ impl DirectSite {
     /// Calls the first form that takes the handle.
     #[inline]
     fn call_forms(&self, handle: &Dynamic, args: &[Arg]) -> Option<Res<Dynamic>> {
+        if super::profile::on() {
+            return self.call_forms_profiled(handle, args);
+        }
         self.forms.iter().find_map(|form| form(handle, args))
+    }
+
+    /// [`DirectSite::call_forms`] under `tabula sim --profile`.
+    #[cold]
+    #[inline(never)]
+    fn call_forms_profiled(&self, handle: &Dynamic, args: &[Arg]) -> Option<Res<Dynamic>> {
+        let open = super::profile::enter(0);
+        let result = self.forms.iter().find_map(|form| form(handle, args));
+        match result {
+            Some(_) => super::profile::leave_native(open, &self.site.name),
+            None => super::profile::abandon(open),
+        }
+        result
     }
 
     /// A direct form's result, checked for size, its error placed at the call.

@@ -861,6 +861,38 @@ impl NativeSite {
         first: Option<&mut Dynamic>,
         rest: &mut [Dynamic],
     ) -> Res<Dynamic> {
+        if super::profile::on() {
+            return self.call_profiled(engine, store, first, rest);
+        }
+        self.call_unprofiled(engine, store, first, rest)
+    }
+
+    /// [`NativeSite::call_with`] under `tabula sim --profile`: kept out of the way of the
+    /// ordinary call.
+    #[cold]
+    #[inline(never)]
+    fn call_profiled(
+        &self,
+        engine: &Engine,
+        store: &mut Calls,
+        first: Option<&mut Dynamic>,
+        rest: &mut [Dynamic],
+    ) -> Res<Dynamic> {
+        let open = super::profile::enter(0);
+        let result = self.call_unprofiled(engine, store, first, rest);
+        super::profile::leave_native(open, &self.name);
+        result
+    }
+
+    /// [`NativeSite::call_with`], not profiled.
+    #[inline(always)]
+    fn call_unprofiled(
+        &self,
+        engine: &Engine,
+        store: &mut Calls,
+        first: Option<&mut Dynamic>,
+        rest: &mut [Dynamic],
+    ) -> Res<Dynamic> {
         let pos = self.pos;
         let by_ref = first.is_some();
         let types = first.as_deref().into_iter().chain(rest.iter()).map(Dynamic::type_id);

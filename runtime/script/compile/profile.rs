@@ -8,10 +8,11 @@
 //! is hashed or allocated per call. A thread's table joins the process's at [`flush`] (the
 //! simulator flushes each thread after its games); [`take`] hands the sums over.
 //!
-//! Time in natives (`game.steps`, `game.region_costs`...) and in functions left to Rhai's
-//! interpreter counts as the calling function's own. A function that calls itself counts its
-//! inner calls in its total again, as every profiler of call trees does. Calls and operations
-//! are the same on every machine and any number of threads; times are not.
+//! Natives (tabula's, `steps`, `region_costs`..., and Rhai's own functions the compiled code
+//! calls, `sort`, `keys`...) have rows of their own, by name: their time is not their caller's.
+//! Functions left to Rhai's interpreter count as the calling function's own. A function that
+//! calls itself counts its inner calls in its total again, as every profiler of call trees does.
+//! Calls and operations do not depend on the machine; times do.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -39,8 +40,10 @@ pub struct ProfileRow {
     /// Seconds spent in it and everything it called.
     pub total_seconds: f64,
     /// Rhai operations it counted itself (each statement, expression and call counts one):
-    /// the same on every machine.
+    /// the same on every machine. None for a native.
     pub self_operations: u64,
+    /// Whether this is a native (tabula's or Rhai's), not a script function.
+    pub native: bool,
 }
 
 /// A function's sums in one thread, before they are named.
@@ -57,6 +60,8 @@ struct Sums {
 #[derive(Default)]
 struct Table {
     programs: Vec<(usize, Vec<Sums>, Vec<String>)>,
+    /// The natives' sums, by name.
+    natives: HashMap<String, Sums>,
     open: Vec<(u64, u64)>,
 }
 
@@ -92,15 +97,9 @@ pub(super) fn enter(ops: u64) -> Open {
 /// Notes the end of the call `open` began: function `f` (named `name`) of the program at
 /// `program`, with `ops` operations counted by then.
 pub(super) fn leave(open: Open, program: usize, f: usize, name: &str, ops: u64) {
-    let nanos = u64::try_from(open.at.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    let ops = ops.saturating_sub(open.ops);
     TABLE.with(|t| {
         let t = &mut *t.borrow_mut();
-        let (inner_nanos, inner_ops) = t.open.pop().unwrap_or_default();
-        if let Some(outer) = t.open.last_mut() {
-            outer.0 += nanos;
-            outer.1 += ops;
-        }
+        let (nanos, own_nanos, own_ops) = close(t, &open, ops);
         let at = match t.programs.iter().position(|(p, ..)| *p == program) {
             Some(at) => at,
             None => {
@@ -116,12 +115,54 @@ pub(super) fn leave(open: Open, program: usize, f: usize, name: &str, ops: u64) 
         if names[f].is_empty() {
             names[f] = name.to_string();
         }
-        let s = &mut sums[f];
-        s.calls += 1;
-        s.total_nanos += nanos;
-        s.self_nanos += nanos.saturating_sub(inner_nanos);
-        s.self_ops += ops.saturating_sub(inner_ops);
+        sums[f].add(nanos, own_nanos, own_ops);
     });
+}
+
+/// Notes the end of the call of native `name` that `open` began (begun with no operations:
+/// a native counts none).
+pub(super) fn leave_native(open: Open, name: &str) {
+    TABLE.with(|t| {
+        let t = &mut *t.borrow_mut();
+        let (nanos, own_nanos, _) = close(t, &open, open.ops);
+        match t.natives.get_mut(name) {
+            Some(s) => s.add(nanos, own_nanos, 0),
+            None => {
+                let mut s = Sums::default();
+                s.add(nanos, own_nanos, 0);
+                t.natives.insert(name.to_string(), s);
+            }
+        }
+    });
+}
+
+/// Forgets the call `open` began, which did not happen after all (no direct form of a native
+/// fitted: the ordinary call that follows is noted instead). Its time is its caller's own.
+pub(super) fn abandon(open: Open) {
+    let _ = open;
+    TABLE.with(|t| t.borrow_mut().open.pop());
+}
+
+/// Ends a call in the table: its time in all, its own time and its own operations (less those
+/// of the calls made inside it); its time and operations are added to the call around it.
+fn close(t: &mut Table, open: &Open, ops: u64) -> (u64, u64, u64) {
+    let nanos = u64::try_from(open.at.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let ops = ops.saturating_sub(open.ops);
+    let (inner_nanos, inner_ops) = t.open.pop().unwrap_or_default();
+    if let Some(outer) = t.open.last_mut() {
+        outer.0 += nanos;
+        outer.1 += ops;
+    }
+    (nanos, nanos.saturating_sub(inner_nanos), ops.saturating_sub(inner_ops))
+}
+
+impl Sums {
+    fn add(&mut self, nanos: u64, own_nanos: u64, own_ops: u64) {
+        self.calls += 1;
+        self.total_nanos += nanos;
+        self.self_nanos += own_nanos;
+        self.self_ops += own_ops;
+    }
 }
 
 /// Adds this thread's table to the process's, and empties it. Nothing when profiling is off.
@@ -132,15 +173,20 @@ pub fn flush() {
     let table = TABLE.with(|t| std::mem::take(&mut *t.borrow_mut()));
     let mut flushed = FLUSHED.lock().unwrap_or_else(|e| e.into_inner());
     let rows = flushed.get_or_insert_with(HashMap::new);
-    for (_, sums, names) in table.programs {
-        for (s, name) in sums.iter().zip(names).filter(|(s, _)| s.calls > 0) {
-            let row =
-                rows.entry(name.clone()).or_insert_with(|| ProfileRow { function: name, ..ProfileRow::default() });
-            row.calls += s.calls;
-            row.self_seconds += s.self_nanos as f64 / 1e9;
-            row.total_seconds += s.total_nanos as f64 / 1e9;
-            row.self_operations += s.self_ops;
+    let scripts = table.programs.into_iter().flat_map(|(_, sums, names)| sums.into_iter().zip(names));
+    let natives = table.natives.into_iter().map(|(name, s)| (s, name));
+    for (s, name, native) in scripts.map(|(s, n)| (s, n, false)).chain(natives.map(|(s, n)| (s, n, true))) {
+        if s.calls == 0 {
+            continue;
         }
+        // A native and a script function may share a name (a script's `roll` beside
+        // `game.roll`): they are kept apart.
+        let key = if native { format!("{name} (native)") } else { name.clone() };
+        let row = rows.entry(key).or_insert_with(|| ProfileRow { function: name, native, ..ProfileRow::default() });
+        row.calls += s.calls;
+        row.self_seconds += s.self_nanos as f64 / 1e9;
+        row.total_seconds += s.total_nanos as f64 / 1e9;
+        row.self_operations += s.self_ops;
     }
 }
 

@@ -57,6 +57,43 @@ pub(super) fn graph_distance(
     Ok(found)
 }
 
+/// How many of `zones` (zone names, resolved by `zone`) lie at most `most` steps from `from`
+/// along the board graph (respecting `one_way`; a zone listed twice counts twice): what a loop
+/// counting `distance(from, z) <= most` over them counts, with a look-up each. The distances
+/// from `from` to every zone are walked once and kept in `names`, as [`graph_distance`] keeps
+/// those to a zone. `walked` is told when a walk is done, for the caller to charge it.
+pub(super) fn graph_count_within(
+    defs: &Defs,
+    names: &super::names::Names,
+    from: ZoneId,
+    most: i64,
+    zones: &rhai::Array,
+    zone: impl Fn(&str) -> RhaiResult<ZoneId>,
+    walked: impl FnOnce() -> RhaiResult<()>,
+) -> RhaiResult<i64> {
+    let count = |steps: &[i32]| -> RhaiResult<i64> {
+        let mut n = 0;
+        for z in zones {
+            let Ok(name) = z.as_immutable_string_ref() else {
+                return Err(format!("count_within: expected zone names, found {z}").into());
+            };
+            let d = steps.get(zone(&name)? as usize).copied().unwrap_or(-1);
+            if d >= 0 && i64::from(d) <= most {
+                n += 1;
+            }
+        }
+        Ok(n)
+    };
+    if let Some(steps) = names.distances_from.borrow().get(&from) {
+        return count(steps);
+    }
+    walked()?;
+    let steps: Box<[i32]> = walk(defs, from, i64::MAX, false).iter().map(|s| s.map_or(-1, |d| d as i32)).collect();
+    let n = count(&steps);
+    names.distances_from.borrow_mut().insert(from, steps);
+    n
+}
+
 fn distance_of(steps: &[i32], from: ZoneId) -> Dynamic {
     match steps.get(from as usize) {
         Some(&d) if d >= 0 => Dynamic::from_int(i64::from(d)),

@@ -7,7 +7,9 @@ use std::rc::Rc;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
-use super::board::{Filter, FilterArg, filters, graph_distance, graph_distances, link_names, linked, nearest, tally};
+use super::board::{
+    Filter, FilterArg, filters, graph_count_within, graph_distance, graph_distances, link_names, linked, nearest, tally,
+};
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::names::Names;
 use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
@@ -719,6 +721,22 @@ pub(super) fn register(engine: &mut Registry) {
         })()),
         _ => None,
     });
+    engine.register_fn("count_within", |g: &mut GameApi, from: &str, most: i64, zones: Array| -> RhaiResult<i64> {
+        count_within(g, g.zone(from)?, most, &zones)
+    });
+    engine.register_direct("count_within", &[Param::Zone, Param::Int, Param::Value], |g: &GameApi, args| match *args {
+        [from, Arg::Int(most), Arg::Value(zones)] => Some(
+            (|| {
+                let from = g.zone_arg(from.zone().ok_or("count_within: expected a zone")?)?;
+                match zones.read_lock::<Array>() {
+                    Some(zones) => count_within(g, from, most, &zones),
+                    None => fail(format!("count_within: expected a list of zone names, not {zones}")),
+                }
+            })()
+            .map(Dynamic::from_int),
+        ),
+        _ => None,
+    });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;
         graph_distances(&g.defs, &g.names, g.zone(from)?, most, false)
@@ -744,6 +762,13 @@ fn step_from(g: &GameApi, z: ZoneId, rule: &StepRule) -> RhaiResult<Array> {
 /// `distance(from, to)`, the walk to `to` charged as `distances` charges its walk.
 fn distance(g: &GameApi, from: ZoneId, to: ZoneId) -> RhaiResult<Dynamic> {
     graph_distance(&g.defs, &g.names, from, to, || g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len())))
+}
+
+/// `count_within(from, most, zones)`, the walk from `from` charged as `distances` charges its
+/// walk.
+fn count_within(g: &GameApi, from: ZoneId, most: i64, zones: &Array) -> RhaiResult<i64> {
+    let charge = || g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()));
+    graph_count_within(&g.defs, &g.names, from, most, zones, |name| g.zone(name), charge)
 }
 
 /// `add(counter, delta)`: the counter moved by `delta` (within its range); its new value.

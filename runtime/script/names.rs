@@ -99,6 +99,9 @@ pub(crate) struct Names {
     /// The distances to a zone from every zone (-1: unreachable), by that zone, walked once
     /// for `distance` (see `board::graph_distance`).
     pub(crate) distances_to: RefCell<FxHashMap<crate::rules::ZoneId, Box<[i32]>>>,
+    /// The distances from a zone to every zone (-1: unreachable), by that zone, walked once for
+    /// `count_within` (see `board::graph_count_within`).
+    pub(crate) distances_from: RefCell<FxHashMap<crate::rules::ZoneId, Box<[i32]>>>,
 }
 
 impl Names {

@@ -5,7 +5,9 @@ use std::rc::Rc;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
-use super::board::{Filter, FilterArg, filters, graph_distance, graph_distances, link_names, linked, nearest, tally};
+use super::board::{
+    Filter, FilterArg, filters, graph_count_within, graph_distance, graph_distances, link_names, linked, nearest, tally,
+};
 use super::game_api::{piece_named, prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
 use super::names::Names;
@@ -274,6 +276,28 @@ pub(super) fn register(engine: &mut Registry) {
         })()),
         _ => None,
     });
+    engine.register_fn("count_within", |v: &mut SeatView, from: &str, most: i64, zones: Array| -> RhaiResult<i64> {
+        graph_count_within(&v.defs, &v.names, v.zone(from)?, most, &zones, |name| v.zone(name), || Ok(()))
+    });
+    engine.register_direct(
+        "count_within",
+        &[Param::Zone, Param::Int, Param::Value],
+        |v: &SeatView, args| match *args {
+            [from, Arg::Int(most), Arg::Value(zones)] => Some(
+                (|| {
+                    let from = v.zone_arg(from.zone().ok_or("count_within: expected a zone")?)?;
+                    match zones.read_lock::<Array>() {
+                        Some(zones) => {
+                            graph_count_within(&v.defs, &v.names, from, most, &zones, |name| v.zone(name), || Ok(()))
+                        }
+                        None => Err(format!("count_within: expected a list of zone names, not {zones}").into()),
+                    }
+                })()
+                .map(Dynamic::from_int),
+            ),
+            _ => None,
+        },
+    );
     // Pure functions of what the agent gives: they read nothing of the game.
     engine.register_fn("rank", |_: &mut SeatView, keys: Map| super::ranking::rank(&keys));
     engine.register_fn("crossings", |_: &mut SeatView, before: i64, after: i64, lines: Array| {

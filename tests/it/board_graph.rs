@@ -1,5 +1,6 @@
 //! Zones as a board graph (tests/fixtures/graph): the links of a zone in both directions with
-//! their kinds, distances along the graph within a bound and between two zones, and `go_to`
+//! their kinds, distances along the graph within a bound and between two zones, how many of a
+//! list of zones lie within a bound (`count_within`), and `go_to`
 //! (the name scripts use for `goto`, a reserved word of Rhai).
 
 use std::rc::Rc;
@@ -39,6 +40,10 @@ fn links_distances_and_go_to() {
             // As `distances` counts: nothing leads back up the drop to a, nothing to e; d
             // reaches b through c.
             r#"distance ["a->d=3", "d->a=", "b->a=", "c->c=0", "a->e=", "d->b=2", "a->d=3"]"#,
+            // Within 2 of a: a, b (twice) and c, not d (3) nor e; from d, a is past the one-way
+            // drop and e unreachable; within 1 of c: b twice, c and d (not a: the drop leads
+            // only down); none of an empty list.
+            "within [4, 1, 4, 0]",
             "after",
         ]
     );

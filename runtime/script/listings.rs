@@ -35,7 +35,8 @@ const HIGHEST_SCORE: i32 = 64;
 const REST: u32 = 512;
 const MOST_DOUBLINGS: u32 = 4;
 
-/// One hook and key's kept listing (the key: a seat, and whether it is asked out of turn), and how keeping has fared for it.
+/// One hook and key's kept listing (the key: a seat, and whether it is asked out of turn), and
+/// how keeping has fared for it.
 struct Entry {
     hook: HookId,
     key: u32,
@@ -72,8 +73,8 @@ pub(crate) struct Noting {
 }
 
 impl KeptListings {
-    /// The kept listing of `hook` for `seat`, lent out, if what it read is unchanged in
-    /// `state`; otherwise `None`, and the key is charged for the miss.
+    /// The kept listing of `hook` for `key`, lent out, if what it read is unchanged in `state`;
+    /// otherwise `None` (the miss is charged to the key when the listing made instead is kept).
     pub(crate) fn lend(&self, defs: &Defs, state: &State, hook: HookId, key: u32) -> Option<Array> {
         let mut entries = self.0.borrow_mut();
         let e = entries.iter_mut().find(|e| e.hook == hook && e.key == key)?;
@@ -87,7 +88,7 @@ impl KeptListings {
         None
     }
 
-    /// Starts noting the reads of a listing of `hook` for `seat` about to be made, unless the
+    /// Starts noting the reads of a listing of `hook` for `key` about to be made, unless the
     /// key is resting.
     pub(crate) fn start(&self, hook: HookId, key: u32) -> Option<Noting> {
         let mut entries = self.0.borrow_mut();

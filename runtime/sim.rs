@@ -564,11 +564,11 @@ fn simulate_on_threads(
         other => other,
     };
     let threads = threads.clamp(1, options.games.max(1).min(usize::MAX as u64) as usize);
-    if options.profile {
-        crate::script::profile::start();
-    }
     if threads == 1 {
         return simulate(rules.clone(), options, &mut |r| progress(r)).map_err(rendered);
+    }
+    if options.profile {
+        crate::script::profile::start();
     }
     if let Some(dir) = &options.log_dir {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;

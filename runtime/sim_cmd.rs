@@ -284,7 +284,7 @@ fn print_profile(rows: &[tabula::script::profile::ProfileRow]) {
     let in_scripts: f64 = rows.iter().map(|r| r.self_seconds).sum();
     let share = |s: f64| if in_scripts > 0.0 { 100.0 * s / in_scripts } else { 0.0 };
     outln!(
-        "  time in scripts (their functions and the natives they call): {in_scripts:.3} s; the {} costliest:",
+        "  time in scripts: {in_scripts:.3} s; the {} costliest functions and natives:",
         PROFILE_ROWS.min(rows.len())
     );
     outln!("  {:>7} {:>7} {:>10} {:>9}   function", "self", "total", "calls", "ops/call");

@@ -47,14 +47,7 @@ pub(super) fn graph_distance(
     to: ZoneId,
     walked: impl FnOnce() -> RhaiResult<()>,
 ) -> RhaiResult<Dynamic> {
-    if let Some(towards) = names.distances_to.borrow().get(&to) {
-        return Ok(distance_of(towards, from));
-    }
-    walked()?;
-    let steps: Box<[i32]> = walk(defs, to, i64::MAX, true).iter().map(|s| s.map_or(-1, |d| d as i32)).collect();
-    let found = distance_of(&steps, from);
-    names.distances_to.borrow_mut().insert(to, steps);
-    Ok(found)
+    with_steps(defs, &names.distances_to, to, true, walked, |towards| Ok(distance_of(towards, from)))
 }
 
 /// How many of `zones` (zone names, resolved by `zone`) lie at most `most` steps from `from`
@@ -84,14 +77,28 @@ pub(super) fn graph_count_within(
         }
         Ok(n)
     };
-    if let Some(steps) = names.distances_from.borrow().get(&from) {
-        return count(steps);
+    with_steps(defs, &names.distances_from, from, false, walked, count)
+}
+
+/// Runs `f` on the distances from every zone to `zone` (`towards`) or from `zone` to every zone
+/// (-1: unreachable), kept in `kept` after the first walk (`walked` is told of it, for the
+/// caller to charge it).
+fn with_steps<R>(
+    defs: &Defs,
+    kept: &std::cell::RefCell<rustc_hash::FxHashMap<ZoneId, Box<[i32]>>>,
+    zone: ZoneId,
+    towards: bool,
+    walked: impl FnOnce() -> RhaiResult<()>,
+    f: impl FnOnce(&[i32]) -> RhaiResult<R>,
+) -> RhaiResult<R> {
+    if let Some(steps) = kept.borrow().get(&zone) {
+        return f(steps);
     }
     walked()?;
-    let steps: Box<[i32]> = walk(defs, from, i64::MAX, false).iter().map(|s| s.map_or(-1, |d| d as i32)).collect();
-    let n = count(&steps);
-    names.distances_from.borrow_mut().insert(from, steps);
-    n
+    let steps: Box<[i32]> = walk(defs, zone, i64::MAX, towards).iter().map(|s| s.map_or(-1, |d| d as i32)).collect();
+    let result = f(&steps);
+    kept.borrow_mut().insert(zone, steps);
+    result
 }
 
 fn distance_of(steps: &[i32], from: ZoneId) -> Dynamic {

@@ -2,8 +2,8 @@
 //! (its own, and with everything it calls) and the Rhai operations it counted, for `tabula sim
 //! --profile`.
 //!
-//! Off unless [`start`] turned it on: then a call costs one load of a flag. On, each call of a
-//! compiled function reads the clock twice and adds to a table of the thread it runs on, kept
+//! Off unless [`start`] turned it on: then a call of a function or a native costs one load of a
+//! flag. On, each call of a compiled function or a native reads the clock twice and adds to a table of the thread it runs on, kept
 //! per program (the rules' scripts and the agents' are two) by function index, so that nothing
 //! is hashed or allocated per call. A thread's table joins the process's at [`flush`] (the
 //! simulator flushes each thread after its games); [`take`] hands the sums over.
@@ -28,14 +28,14 @@ static ON: AtomicBool = AtomicBool::new(false);
 /// The sums of the threads flushed so far, by function name.
 static FLUSHED: Mutex<Option<HashMap<String, ProfileRow>>> = Mutex::new(None);
 
-/// One script function's sums.
+/// One script function's (or native's) sums.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ProfileRow {
     /// The function's name.
     pub function: String,
     /// Times it was called.
     pub calls: u64,
-    /// Seconds spent in it, less those spent in the compiled functions it called.
+    /// Seconds spent in it, less those spent in the compiled functions and natives it called.
     pub self_seconds: f64,
     /// Seconds spent in it and everything it called.
     pub total_seconds: f64,

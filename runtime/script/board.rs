@@ -148,6 +148,29 @@ fn walk(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Vec<Option<i64>
 
 /// Counts the pieces of a zone by the value of a property: `#{red: 2, blue: 1}`. Only
 /// pieces `seat` can see are counted (all of them for `None`).
+/// Whether property `index` of `piece`, of value `value`, may be shown to `seat`
+/// (`view::sight::may_show_prop`), noting what that read of the game (`reads.rs`): a reference
+/// to another piece is shown as it is only while that piece is seen, so its face and its zone
+/// are read.
+pub(super) fn prop_shown(
+    defs: &Defs,
+    state: &State,
+    seat: Option<SeatId>,
+    piece: PieceId,
+    index: usize,
+    value: i64,
+) -> bool {
+    let def = &defs.pieces[piece as usize];
+    if seat.is_some()
+        && matches!(defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind), Some(PropKind::Piece(_)))
+        && (0..defs.pieces.len() as i64).contains(&value)
+    {
+        super::reads::note(super::reads::Read::FaceUp(value as PieceId));
+        super::reads::note(super::reads::Read::ZoneOf(value as PieceId));
+    }
+    crate::view::sight::may_show_prop(defs, state, seat, piece, index, value)
+}
+
 pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<SeatId>) -> Map {
     let mut out = Map::new();
     // The property's index within the last kind of piece met: a zone mostly holds one kind.
@@ -173,9 +196,7 @@ pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: 
         // reference to a piece the seat cannot see is counted under "?".
         let name: std::borrow::Cow<str> = match (&def.kind, defs.symbols.get(value as usize)) {
             (PropKind::Word(_), Some(word)) => word.as_str().into(),
-            (_, _) if !crate::view::sight::may_show_prop(defs, state, seat, p, index, value) => {
-                crate::view::sight::MASKED.into()
-            }
+            (_, _) if !prop_shown(defs, state, seat, p, index, value) => crate::view::sight::MASKED.into(),
             _ => defs.show_prop(&def.kind, value).into(),
         };
         match out.get_mut(name.as_ref()) {
@@ -517,8 +538,7 @@ impl Filter {
                 PropKind::Word(_) => test.word.flatten().is_some_and(|w| i64::from(w) == value),
                 PropKind::Int(..) => test.int == Some(value),
                 PropKind::Piece(_) => {
-                    test.int == Some(value)
-                        && (seat.is_none() || crate::view::sight::may_show_prop(defs, state, seat, piece, i, value))
+                    test.int == Some(value) && (seat.is_none() || prop_shown(defs, state, seat, piece, i, value))
                 }
             }
         })

@@ -12,6 +12,7 @@ use super::game_api::{piece_named, prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
 use super::names::Names;
 use super::natives::{Arg, Param, Registry, ZoneArg, ZoneNames};
+use super::reads::{self, Read};
 use super::{RhaiResult, fail};
 use crate::rules::defs::{CounterId, Defs, PieceId, SeatId, Sight, ZoneId};
 use crate::state::State;
@@ -31,6 +32,22 @@ pub struct SeatView {
 }
 
 impl SeatView {
+    /// The state, to read, for a native that reads only `what` (see `reads.rs`: a remembered
+    /// call is given back only while what it read is unchanged). What the seat may see of it
+    /// depends on nothing else: a zone's sight and a counter's are part of the rules, and a
+    /// piece's face is read with it (`Read::Zone`, `Read::FaceUp`).
+    fn read(&self, what: Read) -> std::cell::Ref<'_, Box<State>> {
+        reads::note(what);
+        self.state.borrow()
+    }
+
+    /// The state, to read, for a native that does not say what it reads: a call that runs it
+    /// is not remembered (see `reads.rs`).
+    fn state(&self) -> std::cell::Ref<'_, Box<State>> {
+        reads::spoil();
+        self.state.borrow()
+    }
+
     fn zone(&self, name: &str) -> RhaiResult<ZoneId> {
         let found = self.names.zones.get(name).or_else(|| self.defs.zone(name));
         found.map_or_else(|| fail(format!("no zone named `{name}`")), Ok)
@@ -38,9 +55,11 @@ impl SeatView {
 
     /// A piece the seat can see, or an error that does not say where it is.
     fn seen(&self, id: i64) -> RhaiResult<PieceId> {
-        let s = self.state.borrow();
         if (0..self.defs.pieces.len() as i64).contains(&id) {
             let p = id as PieceId;
+            // Whether it is seen depends on its face and its zone; its zone is read too.
+            reads::note(Read::FaceUp(p));
+            let s = self.read(Read::ZoneOf(p));
             if crate::view::sight::visible(&self.defs, &s, Some(self.seat), s.zone_of(p), p) {
                 return Ok(p);
             }
@@ -52,7 +71,7 @@ impl SeatView {
     /// array a script receives (listed in the scratch list the natives share).
     fn visible_in(&self, zone: ZoneId, keep: impl Fn(&State, PieceId) -> bool) -> Array {
         let mut list = self.scratch.take();
-        let s = self.state.borrow();
+        let s = self.read(Read::Zone(zone));
         s.pieces_in_into(&self.defs, zone, &mut list);
         list.retain(|&p| crate::view::sight::visible(&self.defs, &s, Some(self.seat), zone, p) && keep(&s, p));
         let seen = list.iter().map(|&p| Dynamic::from_int(i64::from(p))).collect();
@@ -83,7 +102,7 @@ fn pieces_where(v: &SeatView, zone: ZoneArg, filter: FilterArg) -> RhaiResult<Ar
 fn count_where(v: &SeatView, zone: ZoneArg, filter: FilterArg) -> RhaiResult<i64> {
     let z = v.zone_arg(zone)?;
     let f = filter.resolve(&v.defs)?;
-    let s = v.state.borrow();
+    let s = v.read(Read::Zone(z));
     let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
     Ok(s.pieces_in_any_order(z).filter(seen).filter(|&p| f.matches_as(&v.defs, &s, p, Some(v.seat))).count() as i64)
 }
@@ -94,7 +113,7 @@ fn counter(v: &SeatView, c: CounterId) -> RhaiResult<i64> {
     if !crate::view::sight::counter_shown(def, Some(v.seat)) {
         return fail(format!("counter `{}` is not shown to this seat", def.name));
     }
-    Ok(v.state.borrow().counter(c))
+    Ok(v.read(Read::Counter(c)).counter(c))
 }
 
 /// `view.counter(name)` for a name given as a string, which is remembered (see `names.rs`).
@@ -109,17 +128,18 @@ fn counter_named(v: &SeatView, name: &ImmutableString) -> RhaiResult<i64> {
 fn count(v: &SeatView, z: ZoneId) -> i64 {
     match v.defs.zones[z as usize].sight(v.seat) {
         Sight::None => {
-            let s = v.state.borrow();
+            let s = v.read(Read::Zone(z));
             let seen = |&p: &PieceId| crate::view::sight::visible(&v.defs, &s, Some(v.seat), z, p);
             s.pieces_in_any_order(z).filter(seen).count() as i64
         }
-        _ => i64::from(v.state.borrow().count(z)),
+        _ => i64::from(v.read(Read::Zone(z)).count(z)),
     }
 }
 
 /// `view.zone_of(piece)`: the name of the zone a piece the seat sees lies in.
 fn zone_of(v: &SeatView, piece: i64) -> RhaiResult<ImmutableString> {
     let p = v.seen(piece)?;
+    // (`seen` read where it lies.)
     Ok(v.defs.zone_names[v.state.borrow().zone_of(p) as usize].clone())
 }
 
@@ -129,11 +149,11 @@ fn prop(v: &SeatView, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic>
     let Some((slot, def)) = v.names.prop(&v.defs, p, name) else {
         return fail(format!("{} has no property `{name}`", v.defs.pieces[p as usize].name));
     };
-    let state = v.state.borrow();
+    let state = v.read(Read::Prop(slot as u32));
     let value = state.prop(slot);
     // A reference to a piece this seat cannot see would name it: the agent gets "?".
     let index = slot - v.defs.pieces[p as usize].prop_base;
-    if !crate::view::sight::may_show_prop(&v.defs, &state, Some(v.seat), p, index, value) {
+    if !super::board::prop_shown(&v.defs, &state, Some(v.seat), p, index, value) {
         return Ok(Dynamic::from(crate::view::sight::MASKED));
     }
     Ok(prop_dynamic(&v.defs, &def.kind, value))
@@ -143,19 +163,19 @@ fn prop(v: &SeatView, piece: i64, name: &ImmutableString) -> RhaiResult<Dynamic>
 pub(super) fn register(engine: &mut Registry) {
     engine.register_type_with_name::<SeatView>("View");
     engine.register_fn("seat", |v: &mut SeatView| v.defs.seat_names[v.seat as usize].clone());
-    engine.register_fn("players", |v: &mut SeatView| i64::from(v.state.borrow().players));
+    engine.register_fn("players", |v: &mut SeatView| i64::from(v.read(Read::Players).players));
     engine.register_fn("rules_seats", |v: &mut SeatView| -> Array {
-        super::game_api::rules_seats(&v.defs, v.state.borrow().players)
+        super::game_api::rules_seats(&v.defs, v.read(Read::Players).players)
     });
     engine.register_fn("team", |v: &mut SeatView, seat: &str| -> RhaiResult<Dynamic> { team_of(&v.defs, seat) });
     engine.register_fn("seats", |v: &mut SeatView| -> Array {
-        let n = v.state.borrow().players as usize;
+        let n = v.read(Read::Players).players as usize;
         v.defs.seat_names.iter().take(n).cloned().map(Dynamic::from).collect()
     });
-    engine.register_fn("clock", |v: &mut SeatView| v.state.borrow().clock);
+    engine.register_fn("clock", |v: &mut SeatView| v.read(Read::Clock).clock);
     // The action the seat is asked for by a pending prompt (`"give"`), or `()`.
     engine.register_fn("prompt", |v: &mut SeatView| -> Dynamic {
-        let s = v.state.borrow();
+        let s = v.state();
         match s.prompt_for(&v.defs, v.seat) {
             Some((_, p)) => Dynamic::from(v.defs.actions[p.action as usize].name.clone()),
             None => Dynamic::UNIT,
@@ -163,8 +183,8 @@ pub(super) fn register(engine: &mut Registry) {
     });
     // Whether the seat is offered a chance out of turn (its options are the phase's
     // `out_of_turn` actions, and it may let the game go on).
-    engine.register_fn("out_of_turn", |v: &mut SeatView| v.state.borrow().may_act_out_of_turn(&v.defs, v.seat));
-    engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.state.borrow().phase as usize].clone());
+    engine.register_fn("out_of_turn", |v: &mut SeatView| v.state().may_act_out_of_turn(&v.defs, v.seat));
+    engine.register_fn("phase", |v: &mut SeatView| v.defs.phase_names[v.read(Read::Phase).phase as usize].clone());
     // The hot natives have direct forms too, as the `Game` handle's (see `natives::DirectForm`).
     engine.register_fn("counter", |v: &mut SeatView, name: ImmutableString| -> RhaiResult<i64> {
         counter_named(v, &name)
@@ -221,38 +241,38 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_zone_filter_fn("count_where", count_where);
     engine.register_fn("tally", |v: &mut SeatView, zone: &str, prop: &str| -> RhaiResult<Map> {
         let z = v.zone(zone)?;
-        Ok(tally(&v.defs, &v.state.borrow(), z, prop, Some(v.seat)))
+        Ok(tally(&v.defs, &v.read(Read::Zone(z)), z, prop, Some(v.seat)))
     });
     engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goal: Map| -> RhaiResult<Dynamic> {
         let p = v.seen(from)?;
         let goals = [Filter::new(&v.defs, &goal)?.seen_by(v.seat)];
-        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat), false))
+        Ok(nearest(&v.defs, &v.state(), p, &link_names(&links)?, &goals, Some(v.seat), false))
     });
     engine.register_fn("nearest", |v: &mut SeatView, from: i64, links: Array, goals: Array| -> RhaiResult<Dynamic> {
         let p = v.seen(from)?;
         let goals: Vec<Filter> = filters(&v.defs, &goals)?.into_iter().map(|f| f.seen_by(v.seat)).collect();
-        Ok(nearest(&v.defs, &v.state.borrow(), p, &link_names(&links)?, &goals, Some(v.seat), false))
+        Ok(nearest(&v.defs, &v.state(), p, &link_names(&links)?, &goals, Some(v.seat), false))
     });
     engine.register_fn("linked", |v: &mut SeatView, from: i64, links: Array| -> RhaiResult<Array> {
         let p = v.seen(from)?;
-        linked(&v.defs, &v.state.borrow(), p, &link_names(&links)?, Some(v.seat))
+        linked(&v.defs, &v.state(), p, &link_names(&links)?, Some(v.seat))
     });
     // Square grids of pieces (see `grid`): only the pieces this seat can see are on its grid.
     engine.register_fn("cell", |v: &mut SeatView, zone: &str, x: i64, y: i64| -> RhaiResult<Dynamic> {
         let z = v.zone(zone)?;
-        let found = super::grid::cell(&v.defs, &v.state.borrow(), z, Some(v.seat), x, y);
+        let found = super::grid::cell(&v.defs, &v.state(), z, Some(v.seat), x, y);
         Ok(found.map_or(Dynamic::UNIT, |p| Dynamic::from_int(i64::from(p))))
     });
     engine.register_fn("fits", |v: &mut SeatView, zone: &str, x: i64, y: i64, rule: Map| -> RhaiResult<bool> {
         let z = v.zone(zone)?;
         let rule = Rule::new(&v.defs, &rule, Some(v.seat))?;
-        let s = v.state.borrow();
+        let s = v.state();
         Ok(Grid::of(&v.defs, &s, z, Some(v.seat), None).fits(&v.defs, &s, x, y, &rule))
     });
     engine.register_fn("free_cells", |v: &mut SeatView, zone: &str, rule: Map| -> RhaiResult<Array> {
         let z = v.zone(zone)?;
         let rule = Rule::new(&v.defs, &rule, Some(v.seat))?;
-        let s = v.state.borrow();
+        let s = v.state();
         Grid::of(&v.defs, &s, z, Some(v.seat), None).free_cells(&v.defs, &s, &rule)
     });
     // The board graph is printed on the board: every seat may read it.

@@ -83,3 +83,8 @@ pub fn replay_example(ruleset: &str, name: &str, mark: &str, back: usize) -> tab
     let options = ReplayOptions { until_line: Some(line - back), record: false };
     replay_with(&log, rules, &options).unwrap_or_else(|e| panic!("line {}: {}", e.line, e.message)).game
 }
+
+/// Held by a test that turns the scripts' profile on and takes its rows
+/// (`tabula::script::profile`): the rows are the process's, so two such tests at once would take
+/// each other's.
+pub static PROFILED: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -37,6 +37,7 @@ mod schema;
 mod screens;
 mod search;
 mod secrecy;
+mod seen_by;
 mod serve;
 mod sets;
 mod steps;

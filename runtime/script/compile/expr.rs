@@ -11,13 +11,14 @@ use super::ctx::{
     Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
 };
 use super::maps::{by_key, literal_map, map_in_key_order};
-use super::memo::{Limits, Lookup, Memo, Seen};
+use super::memo::{Args, Hit, Key, Limits, Lookup, Memo, Seen};
 use super::ops::{self, Op};
 use super::{C, Eval};
-use crate::rules::defs::Defs;
+use crate::rules::defs::{Defs, SeatId};
 use crate::script::game_api::GameApi;
 use crate::script::natives::Natives;
 use crate::script::reads;
+use crate::script::view_api::SeatView;
 
 /// Names Rhai handles itself when called like functions: the compiler leaves them to Rhai.
 pub(super) const KEYWORDS: &[&str] = &[
@@ -456,56 +457,29 @@ impl<'a> FnCompiler<'a> {
                         c.stack[base + 1 + k] = copy;
                     }
                 }
-                // Called with plain values only, the function's result is that of its last
-                // call with the same ones (see `memo.rs`); given the `game` too, while what
-                // that call read of the game is unchanged (`script/reads.rs`).
-                // A lent list or map is not in the arguments the memo would key on: such a call
-                // is run.
-                let game = if lent == 0 || lent_values != 0 || !c.prog().memo.worth_trying(index) {
+                // Called with plain values only (or lists and maps of them), the function's
+                // result is that of its last call with the same ones (see `memo.rs`); given a
+                // handle too (the `game`, or a `view` of a seat), while what that call read of
+                // the game is unchanged (`script/reads.rs`). Calls given a handle or lent a list
+                // or a map are remembered only where it has paid so far (`Memo::worth_trying`).
+                let handles = lent & !lent_values;
+                let game = if handles == 0 { None } else { lent_handle(&lendable, handles) };
+                let (mut work, mut seat) = (0, None);
+                let remember = if handles != 0 && game.is_none() {
                     None
                 } else {
-                    lent_game(c, &lendable, lent)
-                };
-                let key = match (lent, game) {
-                    (0, _) => Memo::key(index, &c.stack[base + 1..], 0),
-                    (_, Some(_)) => Memo::key(index, &c.stack[base + 1..], lent),
-                    _ => None,
-                };
-                let mut work = 0;
-                let remember = match key {
-                    None => None,
-                    Some(key) => {
-                        let now = Limits { ops: c.calls.ops, level: c.calls.level };
-                        let found = match game {
-                            None => c.prog().memo.get(key, index, &c.stack[base + 1..], &now, None),
-                            Some(slot) => {
-                                let g = c.stack[c.base + slot].read_lock::<GameApi>();
-                                match g {
-                                    Some(g) => {
-                                        work = g.work.get();
-                                        let state = g.state.borrow();
-                                        let seen = Seen { defs: &g.defs, state: &state, work };
-                                        let found =
-                                            c.prog().memo.get(key, index, &c.stack[base + 1..], &now, Some(&seen));
-                                        if let Lookup::Hit(hit) = &found {
-                                            g.work.set(work + hit.work);
-                                        }
-                                        found
-                                    }
-                                    None => Lookup::Run,
-                                }
-                            }
-                        };
-                        match found {
-                            Lookup::Hit(hit) => {
-                                c.calls.ops += hit.ops;
-                                c.calls.peak = c.calls.peak.max(now.level + hit.depth);
-                                pop_to(&mut c.stack, base);
-                                return Ok(hit.result);
-                            }
-                            Lookup::Absent => Some((key, Box::<[Dynamic]>::from(&c.stack[base + 1..]))),
-                            Lookup::Run => None,
+                    match look_up(c, index, base, &lendable, (lent_values, handles), game) {
+                        Memoized::Hit(hit) => {
+                            c.calls.ops += hit.ops;
+                            c.calls.peak = c.calls.peak.max(c.calls.level + hit.depth);
+                            pop_to(&mut c.stack, base);
+                            return Ok(hit.result);
                         }
+                        Memoized::Remember { key, args, seat: s, work: w } => {
+                            (work, seat) = (w, s);
+                            Some((key, args))
+                        }
+                        Memoized::Run => None,
                     }
                 };
                 let recording = (remember.is_some() && game.is_some()).then(reads::open);
@@ -534,7 +508,7 @@ impl<'a> FnCompiler<'a> {
                         (Some(_), None) => None,
                     };
                     if let Some(read) = read {
-                        c.prog().memo.put(key, index, args, v, c.calls.ops - ops, depth, read);
+                        c.prog().memo.put(key, index, (args, seat), v, (c.calls.ops - ops, depth), read);
                     }
                 }
                 result
@@ -1039,28 +1013,109 @@ fn kind(e: &Expr) -> &'static str {
     }
 }
 
-/// The caller's slot holding the `game` handle a call lends, if every handle it lends is the
-/// `game` (a call lent a `view` is not remembered: what it sees depends on the seat).
-fn lent_game(c: &Ctx, lendable: &[Option<usize>], lent: u8) -> Option<usize> {
-    let mut game = None;
+/// The caller's slot holding the handle a call lends (`lent` marks the handles among its
+/// arguments), if it lends one only: the `game`, or a `view` (what a call given a view sees
+/// depends on its seat, which the memo keys on too).
+fn lent_handle(lendable: &[Option<usize>], lent: u8) -> Option<usize> {
+    let mut handle = None;
     for (k, from) in lendable.iter().enumerate() {
         if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {
-            if !c.stack[c.base + slot].is::<GameApi>() {
+            if handle.is_some() {
                 return None;
             }
-            game = Some(slot);
+            handle = Some(slot);
         }
     }
-    game
+    handle
+}
+
+/// What the memo says of a call (see [`look_up`]).
+enum Memoized {
+    /// Its result, remembered.
+    Hit(Hit),
+    /// Run it and remember what it gives, under `key` with these arguments; given a `view`,
+    /// of `seat`; `work`: the engine work the `game` had counted before it.
+    Remember { key: Key, args: Box<[Dynamic]>, seat: Option<SeatId>, work: u64 },
+    /// Run it and forget it.
+    Run,
+}
+
+/// Looks a call of `function` (its arguments on the stack from `base + 1`) up in the memo,
+/// comparing what it read with the game its handle (in the caller's `slot`) shows. `lent`: the
+/// arguments lent as values (lists and maps, read in the caller's slots) and as handles.
+#[inline(always)]
+fn look_up(
+    c: &Ctx,
+    function: usize,
+    base: usize,
+    lendable: &[Option<usize>],
+    (values, handles): (u8, u8),
+    slot: Option<usize>,
+) -> Memoized {
+    let memo = &c.prog().memo;
+    let passed = &c.stack[base + 1..];
+    // Calls given a handle, a list or a map are remembered only where it has paid so far (a list
+    // passed is known once the arguments are hashed).
+    let judged = slot.is_some() || values != 0;
+    if judged && !memo.worth_trying(function) {
+        return Memoized::Run;
+    }
+    let mut lent = [None; 8];
+    if values != 0 {
+        for (k, from) in lendable.iter().enumerate() {
+            if let (Some(from), true) = (*from, values & (1 << k) != 0) {
+                lent[k] = Some(&c.stack[c.base + from]);
+            }
+        }
+    }
+    let args = if values == 0 { Args::passed(passed) } else { Args::lent(passed, &lent) };
+    let handle = slot.map(|slot| &c.stack[c.base + slot]);
+    let game = handle.and_then(|h| h.read_lock::<GameApi>());
+    let view = if game.is_none() { handle.and_then(|h| h.read_lock::<SeatView>()) } else { None };
+    if handle.is_some() && game.is_none() && view.is_none() {
+        return Memoized::Run;
+    }
+    let seat = view.as_ref().map(|v| v.seat);
+    let Some(key) = Memo::key(function, args, handles, seat) else { return Memoized::Run };
+    if !judged && key.items > 0 && !memo.worth_trying(function) {
+        return Memoized::Run;
+    }
+    let now = Limits { ops: c.calls.ops, level: c.calls.level };
+    let mut work = 0;
+    let found = if let Some(g) = &game {
+        work = g.work.get();
+        let state = g.state.borrow();
+        let found = memo.get(key, function, args, &now, Some(&Seen { defs: &g.defs, state: &state, work, seat: None }));
+        if let Lookup::Hit(hit) = &found {
+            g.work.set(work + hit.work);
+        }
+        found
+    } else if let Some(v) = &view {
+        let state = v.state.borrow();
+        memo.get(key, function, args, &now, Some(&Seen { defs: &v.defs, state: &state, work: 0, seat }))
+    } else {
+        memo.get(key, function, args, &now, None)
+    };
+    match found {
+        Lookup::Hit(hit) => Memoized::Hit(hit),
+        Lookup::Absent => Memoized::Remember { key, args: args.to_owned(), seat, work },
+        Lookup::Run => Memoized::Run,
+    }
 }
 
 /// What a call given the `game` (in the caller's `slot`) read of it, with the values now (the
 /// call changed nothing, or it would not be remembered) and the engine work it counted (from
 /// `before`).
 fn read_values(c: &Ctx, slot: usize, what: reads::Closed, before: u64) -> Option<super::memo::Read> {
-    let g = c.stack[c.base + slot].read_lock::<GameApi>()?;
+    let handle = &c.stack[c.base + slot];
     let mut values = Vec::new();
-    reads::values(&g.defs, &g.state.borrow(), &what.reads, &mut values);
-    let work = g.work.get().saturating_sub(before);
+    let work = if let Some(g) = handle.read_lock::<GameApi>() {
+        reads::values(&g.defs, &g.state.borrow(), &what.reads, &mut values);
+        g.work.get().saturating_sub(before)
+    } else {
+        let v = handle.read_lock::<SeatView>()?;
+        reads::values(&v.defs, &v.state.borrow(), &what.reads, &mut values);
+        0
+    };
     Some(super::memo::Read { what: what.reads, values: values.into_boxed_slice(), work, noted: what.noted })
 }

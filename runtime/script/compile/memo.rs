@@ -1,4 +1,4 @@
-//! Remembered results of script functions called with plain values only.
+//! Remembered results of script functions called with plain values (and handles).
 //!
 //! A script function sees nothing but its arguments (Rhai functions do not see the caller's
 //! variables, and the scripts' constants are folded in when they are compiled). Called with
@@ -15,7 +15,13 @@
 //!
 //! A call given the `game` handle besides plain values is remembered the same way, with what it
 //! read of the game and those values (`script/reads.rs`), and given back only while they are
-//! unchanged; the work its natives counted against the engine's allowance is counted again.
+//! unchanged; the work its natives counted against the engine's allowance is counted again. A
+//! call given a `view` is remembered so too, keyed by the view's seat besides its arguments:
+//! what a seat sees depends on the seat, and on nothing the `View` natives do not note.
+//!
+//! Plain values include lists and maps of them, hashed and compared item by item. Calls given a
+//! handle, a list or a map are remembered only while that pays (a trial of 64 look-ups, then
+//! the running account of what hits saved against what look-ups and misses cost).
 
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
@@ -23,17 +29,26 @@ use std::hash::{Hash, Hasher};
 use rhai::Dynamic;
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::rules::defs::Defs;
+use crate::rules::defs::{Defs, SeatId};
 use crate::script::reads;
 use crate::state::State;
 
-/// At most this many results are kept per program (per thread): a ruleset calling a function
-/// with ever new arguments stops filling the table there (the calls past it simply run).
+/// At most this many results are kept per program (per thread), and at most [`MAX_ITEMS`] items
+/// of lists and maps in their arguments and results: a table past either is emptied, and fills
+/// again with the calls made from there. A function given a seat's situation as a map is called
+/// with ever new ones as the game goes on, and only the last few are asked again: a table that
+/// kept them all would grow with every game played.
 const MAX_ENTRIES: usize = 1 << 16;
+
+/// At most this many items of lists and maps are kept in a program's table (see
+/// [`MAX_ENTRIES`]): a few megabytes.
+const MAX_ITEMS: usize = 1 << 16;
 
 /// One remembered call.
 struct Entry {
     function: usize,
+    /// The seat of the `view` it was given, if any.
+    seat: Option<SeatId>,
     args: Box<[Dynamic]>,
     result: Dynamic,
     /// The operations the call counted, its own call among them.
@@ -45,6 +60,8 @@ struct Entry {
     /// For a call given the `game`: what giving its result back saves against running it, in
     /// rough instructions (negative where the look-up costs more; see [`cost`]).
     saves: i64,
+    /// The items of lists and maps in its arguments and result.
+    items: usize,
 }
 
 /// What a call given the `game` handle read of it (see `script/reads.rs`).
@@ -63,6 +80,55 @@ pub(super) struct Seen<'a> {
     pub(super) defs: &'a Defs,
     pub(super) state: &'a State,
     pub(super) work: u64,
+    /// The seat of a `view` handle (`None` for the `game`).
+    pub(super) seat: Option<SeatId>,
+}
+
+/// A call's key: a hash of the function, its arguments and the seat of a `view` it was given.
+#[derive(Clone, Copy)]
+pub(super) struct Key {
+    pub(super) hash: u64,
+    /// How many items its list and map arguments hold, nested ones counted: what hashing and
+    /// comparing them costs.
+    pub(super) items: usize,
+}
+
+/// A call's arguments as the memo sees them: those passed on the stack, and the lists and maps
+/// lent from the caller's variables (`()` on the stack in their place), read where they lie.
+#[derive(Clone, Copy)]
+pub(super) struct Args<'a> {
+    passed: &'a [Dynamic],
+    /// The lent values by argument, if any is lent.
+    lent: Option<&'a [Option<&'a Dynamic>; 8]>,
+}
+
+impl<'a> Args<'a> {
+    /// Arguments all passed on the stack.
+    pub(super) fn passed(passed: &'a [Dynamic]) -> Self {
+        Args { passed, lent: None }
+    }
+
+    /// Arguments passed on the stack but those `lent` gives.
+    pub(super) fn lent(passed: &'a [Dynamic], lent: &'a [Option<&'a Dynamic>; 8]) -> Self {
+        Args { passed, lent: Some(lent) }
+    }
+
+    /// Argument `k` (of `len()`).
+    fn get(&self, k: usize) -> &'a Dynamic {
+        match self.lent {
+            Some(lent) => lent.get(k).copied().flatten().unwrap_or(&self.passed[k]),
+            None => &self.passed[k],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.passed.len()
+    }
+
+    /// A copy of the arguments, to remember.
+    pub(super) fn to_owned(self) -> Box<[Dynamic]> {
+        (0..self.len()).map(|k| self.get(k).clone()).collect()
+    }
 }
 
 /// The remembered calls of a program, by a hash of the function and its arguments.
@@ -70,6 +136,8 @@ pub(super) struct Seen<'a> {
 pub(super) struct Memo {
     table: RefCell<FxHashMap<u64, Vec<Entry>>>,
     entries: std::cell::Cell<usize>,
+    /// The items of lists and maps in the arguments and results kept.
+    items: std::cell::Cell<usize>,
     /// For each function, its calls given the game looked up, and what remembering them has
     /// gained so far (see [`Memo::worth_trying`]).
     tried: RefCell<Vec<Trial>>,
@@ -112,6 +180,8 @@ mod cost {
     pub(super) const ITEM: i64 = 20;
     /// A read noted, sorted and kept while a call to remember runs.
     pub(super) const NOTE: i64 = 15;
+    /// An item of a list or a map in the arguments, hashed and compared.
+    pub(super) const ARGUMENT: i64 = 12;
 }
 
 /// What a call's limits were when it looked its result up: the caller adds the operations a
@@ -143,28 +213,24 @@ pub(super) struct Hit {
 }
 
 impl Memo {
-    /// The key of a call of `function` with `args`, if every argument is a plain value; `lent`
-    /// marks the arguments that are the `game` handle (`()` in `args`).
-    pub(super) fn key(function: usize, args: &[Dynamic], lent: u8) -> Option<u64> {
+    /// The key of a call of `function` with `args`, if every argument is a plain value, or a list
+    /// or a map of them; `lent` marks the arguments that are a handle (`()` in `args`), and
+    /// `seat` is the seat of a `view` handle among them (what the call sees depends on it).
+    pub(super) fn key(function: usize, args: Args, lent: u8, seat: Option<SeatId>) -> Option<Key> {
         let mut h = FxHasher::default();
-        (function, lent).hash(&mut h);
-        for a in args {
-            if a.is_unit() {
-                0u8.hash(&mut h);
-            } else if let Ok(b) = a.as_bool() {
-                (1u8, b).hash(&mut h);
-            } else if let Ok(n) = a.as_int() {
-                (2u8, n).hash(&mut h);
-            } else if let Ok(c) = a.as_char() {
-                (3u8, c).hash(&mut h);
-            } else if let Some(s) = a.read_lock::<rhai::ImmutableString>() {
-                4u8.hash(&mut h);
-                s.as_str().hash(&mut h);
-            } else {
+        (function, lent, seat).hash(&mut h);
+        let mut items = 0;
+        for k in 0..args.len() {
+            let a = args.get(k);
+            let hashed = match hash_plain(&mut h, a) {
+                Some(hashed) => hashed,
+                None => hash_values(&mut h, a, &mut items),
+            };
+            if !hashed {
                 return None;
             }
         }
-        Some(h.finish())
+        Some(Key { hash: h.finish(), items })
     }
 
     /// Whether calls of `function` given the game are worth remembering: after a trial of
@@ -189,23 +255,32 @@ impl Memo {
     }
 
     /// The remembered result of `function` on `args` (under `key`); `game` is the game a call
-    /// given the `game` handle was given.
-    pub(super) fn get(&self, key: u64, function: usize, args: &[Dynamic], now: &Limits, game: Option<&Seen>) -> Lookup {
+    /// given a handle (the `game` or a `view`) was given.
+    pub(super) fn get(&self, key: Key, function: usize, args: Args, now: &Limits, game: Option<&Seen>) -> Lookup {
         let table = self.table.borrow();
-        let Some(entry) =
-            table.get(&key).and_then(|v| v.iter().find(|e| e.function == function && same(&e.args, args)))
+        let seat = game.and_then(|g| g.seat);
+        let judged = game.is_some() || key.items > 0;
+        let lookup = cost::LOOKUP + cost::ARGUMENT * key.items as i64;
+        let Some(entry) = table
+            .get(&key.hash)
+            .and_then(|v| v.iter().find(|e| e.function == function && e.seat == seat && same(&e.args, args)))
         else {
-            if game.is_some() {
-                self.tried(function, true, -cost::LOOKUP);
+            if judged {
+                self.tried(function, true, -lookup);
             }
-            return if self.entries.get() < MAX_ENTRIES { Lookup::Absent } else { Lookup::Run };
+            return Lookup::Absent;
         };
         let work = match (&entry.reads, game) {
-            (None, None) => 0,
+            (None, None) => {
+                if judged {
+                    self.tried(function, true, entry.saves);
+                }
+                0
+            }
             (Some(read), Some(game)) => {
                 if !reads::unchanged(game.defs, game.state, &read.what, &read.values) {
                     // The game changed under it: run it, and remember it anew.
-                    self.tried(function, true, -cost::LOOKUP - cost::VALUE * read.values.len() as i64);
+                    self.tried(function, true, -lookup - cost::VALUE * read.values.len() as i64);
                     return Lookup::Absent;
                 }
                 self.tried(function, true, entry.saves);
@@ -230,54 +305,153 @@ impl Memo {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn put(
         &self,
-        key: u64,
+        key: Key,
         function: usize,
-        args: Box<[Dynamic]>,
+        (args, seat): (Box<[Dynamic]>, Option<SeatId>),
         result: &Dynamic,
-        ops: u64,
-        depth: usize,
+        (ops, depth): (u64, usize),
         reads: Option<Read>,
     ) {
         let mut saves = 0;
-        if let Some(read) = &reads {
-            let sizes = super::ctx::data_sizes(result);
-            let (values, noted) = (read.values.len() as i64, read.noted as i64);
+        let sizes = super::ctx::data_sizes(result);
+        let kept = key.items + sizes.arrays + sizes.maps;
+        if reads.is_some() || key.items > 0 {
+            let (values, noted) = reads.as_ref().map_or((0, 0), |r| (r.values.len() as i64, r.noted as i64));
             let items = cost::ITEM * (sizes.arrays + sizes.maps) as i64;
+            let arguments = cost::ARGUMENT * key.items as i64;
             let ops = ops.min(crate::script::MAX_OPERATIONS) as i64;
             let run = cost::OPERATION * ops + cost::NATIVE * noted + cost::READ * values;
-            saves = run - (cost::LOOKUP + cost::VALUE * values + items);
-            // Remembering it cost the reads noted, their values taken and the result kept.
-            self.tried(function, false, -(cost::NOTE * noted + cost::VALUE * values + items));
+            saves = run - (cost::LOOKUP + arguments + cost::VALUE * values + items);
+            // Remembering it cost the reads noted, their values taken, the arguments and the
+            // result kept.
+            self.tried(
+                function,
+                false,
+                -(cost::NOTE * noted + cost::VALUE * values + cost::ITEM * key.items as i64 + items),
+            );
         }
-        let entry = Entry { function, args, result: result.clone(), ops, depth, reads, saves };
+        let entry = Entry { function, seat, args, result: result.clone(), ops, depth, reads, saves, items: kept };
         let mut table = self.table.borrow_mut();
-        let calls = table.entry(key).or_default();
-        match calls.iter_mut().find(|e| e.function == function && same(&e.args, &entry.args)) {
-            Some(old) => *old = entry,
+        let calls = table.entry(key.hash).or_default();
+        match calls
+            .iter_mut()
+            .find(|e| e.function == function && e.seat == seat && same(&e.args, Args::passed(&entry.args)))
+        {
+            Some(old) => {
+                self.items.set(self.items.get() - old.items + kept);
+                *old = entry;
+            }
             None => {
+                if self.entries.get() >= MAX_ENTRIES || self.items.get() + kept > MAX_ITEMS {
+                    // Full: empty it, and keep what the calls from here give.
+                    table.clear();
+                    self.entries.set(0);
+                    self.items.set(0);
+                }
                 self.entries.set(self.entries.get() + 1);
-                calls.push(entry);
+                self.items.set(self.items.get() + kept);
+                table.entry(key.hash).or_default().push(entry);
             }
         }
     }
 }
 
-/// Whether two lists of plain values are equal, value for value and type for type.
-fn same(a: &[Dynamic], b: &[Dynamic]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            if x.type_id() != y.type_id() {
-                return false;
-            }
-            match (x.read_lock::<rhai::ImmutableString>(), y.read_lock::<rhai::ImmutableString>()) {
-                (Some(x), Some(y)) => x.as_str() == y.as_str(),
-                _ => {
-                    x.as_int().ok() == y.as_int().ok()
-                        && x.as_bool().ok() == y.as_bool().ok()
-                        && x.as_char().ok() == y.as_char().ok()
-                }
-            }
-        })
+/// Whether remembered arguments equal a call's, value for value and type for type.
+fn same(a: &[Dynamic], b: Args) -> bool {
+    match b.lent {
+        None => a.len() == b.passed.len() && a.iter().zip(b.passed).all(|(x, y)| same_value(x, y)),
+        Some(_) => a.len() == b.len() && a.iter().enumerate().all(|(k, x)| same_value(x, b.get(k))),
+    }
+}
+
+/// Whether two plain values (or lists and maps of them) are equal, type for type. (Each kind is
+/// asked first: a failed conversion costs Rhai the name of the type.)
+#[inline(always)]
+fn same_value(x: &Dynamic, y: &Dynamic) -> bool {
+    if x.is_int() {
+        y.is_int() && x.as_int().ok() == y.as_int().ok()
+    } else if x.is_string() {
+        match (x.read_lock::<rhai::ImmutableString>(), y.read_lock::<rhai::ImmutableString>()) {
+            (Some(x), Some(y)) => x.as_str() == y.as_str(),
+            _ => false,
+        }
+    } else if x.is_bool() {
+        y.is_bool() && x.as_bool().ok() == y.as_bool().ok()
+    } else if x.is_unit() {
+        y.is_unit()
+    } else if x.is_char() {
+        y.is_char() && x.as_char().ok() == y.as_char().ok()
+    } else {
+        same_values(x, y)
+    }
+}
+
+/// [`same_value`] for lists and maps.
+fn same_values(x: &Dynamic, y: &Dynamic) -> bool {
+    if let (Some(x), Some(y)) = (x.read_lock::<rhai::Array>(), y.read_lock::<rhai::Array>()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| same_value(x, y));
+    }
+    // Maps keep their keys in order.
+    if let (Some(x), Some(y)) = (x.read_lock::<rhai::Map>(), y.read_lock::<rhai::Map>()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|((i, x), (j, y))| i == j && same_value(x, y));
+    }
+    false
+}
+
+/// Hashes a plain value, or a list or a map of them, counting the items of lists and maps in
+/// `items`; `false` for anything else (a handle, a function pointer, a float...).
+fn hash_value(h: &mut FxHasher, a: &Dynamic, items: &mut usize) -> bool {
+    match hash_plain(h, a) {
+        Some(hashed) => hashed,
+        None => hash_values(h, a, items),
+    }
+}
+
+/// [`hash_value`] for a plain value: whether it is one (and was hashed), `None` for a list or a
+/// map, which [`hash_values`] hashes. Inlined: most arguments are plain.
+#[inline(always)]
+fn hash_plain(h: &mut FxHasher, a: &Dynamic) -> Option<bool> {
+    Some(if a.is_int() {
+        (2u8, a.as_int().unwrap_or_default()).hash(h);
+        true
+    } else if a.is_string() {
+        4u8.hash(h);
+        if let Some(s) = a.read_lock::<rhai::ImmutableString>() {
+            s.as_str().hash(h);
+        }
+        true
+    } else if a.is_bool() {
+        (1u8, a.as_bool().unwrap_or_default()).hash(h);
+        true
+    } else if a.is_unit() {
+        0u8.hash(h);
+        true
+    } else if a.is_char() {
+        (3u8, a.as_char().unwrap_or_default()).hash(h);
+        true
+    } else if a.is_array() || a.is_map() {
+        return None;
+    } else {
+        false
+    })
+}
+
+/// [`hash_value`] for a list or a map.
+fn hash_values(h: &mut FxHasher, a: &Dynamic, items: &mut usize) -> bool {
+    if let Some(list) = a.read_lock::<rhai::Array>() {
+        (5u8, list.len()).hash(h);
+        *items += list.len();
+        return list.iter().all(|v| hash_value(h, v, items));
+    }
+    if let Some(map) = a.read_lock::<rhai::Map>() {
+        (6u8, map.len()).hash(h);
+        *items += map.len();
+        return map.iter().all(|(k, v)| {
+            k.as_str().hash(h);
+            hash_value(h, v, items)
+        });
+    }
+    false
 }
 
 #[cfg(test)]
@@ -298,16 +472,16 @@ mod tests {
                 continue;
             }
             let state = &games[call / 2 % 2];
-            let seen = Seen { defs: &defs, state, work: 0 };
-            let key = Memo::key(function, &args, 1).expect("plain arguments");
-            match memo.get(key, function, &args, &Limits { ops: 0, level: 0 }, Some(&seen)) {
+            let seen = Seen { defs: &defs, state, work: 0, seat: None };
+            let key = Memo::key(function, Args::passed(&args), 1, None).expect("plain arguments");
+            match memo.get(key, function, Args::passed(&args), &Limits { ops: 0, level: 0 }, Some(&seen)) {
                 Lookup::Hit(_) => given += 1,
                 Lookup::Absent => {
                     let what: Box<[reads::Read]> = vec![reads::Read::Players; values].into();
                     let mut now = Vec::new();
                     reads::values(&defs, state, &what, &mut now);
                     let read = Read { what, values: now.into(), work: 0, noted: 1 };
-                    memo.put(key, function, args.clone().into(), result, ops, 0, Some(read));
+                    memo.put(key, function, (args.clone().into(), None), result, (ops, 0), Some(read));
                 }
                 Lookup::Run => {}
             }

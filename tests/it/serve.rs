@@ -97,6 +97,23 @@ impl Server {
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"))
     }
 
+    /// The seat's message once it asks the seat to choose: the first one may only tell what
+    /// happened before (the game's first prompt comes a moment after the links are printed, and
+    /// later on a busy machine).
+    fn state_when_asked(&self, seat: &str) -> Value {
+        let mut m = self.state(seat);
+        for _ in 0..50 {
+            if !m["asked"].is_null() {
+                return m;
+            }
+            let version = m["version"].as_u64().unwrap_or(0);
+            let (status, body) = self.request("GET", &format!("{}state?after={version}", self.link(seat)), "");
+            assert_eq!(status, 200, "{body}");
+            m = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        }
+        panic!("{seat} was never asked: {m}")
+    }
+
     /// Chooses option `option` of the message of version `version`: the status.
     fn act(&self, seat: &str, version: u64, option: usize) -> (u16, String) {
         self.request(
@@ -305,7 +322,7 @@ fn a_wrong_or_missing_token_sees_nothing() {
 #[test]
 fn bad_choices_are_refused_and_change_nothing() {
     let server = Server::start(&["east-berlin", "--seed", "1"], 2);
-    let m = server.state("exile");
+    let m = server.state_when_asked("exile");
     let version = m["version"].as_u64().unwrap();
     let act = |body: &str| server.request("POST", &format!("{}act", server.link("exile")), body);
     assert_eq!(act("{\"version\":").0, 400);

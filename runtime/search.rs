@@ -100,11 +100,24 @@ pub struct SearchOptions {
     /// Threads playing the playouts, the searching one included (default 1). The choices are
     /// the same with any number.
     pub threads: u32,
+    /// How many standard errors of the mean difference another option must do better than the
+    /// rollout agent's answer by, on the same samples, to be played instead: in hundredths
+    /// (`search:margin=1.5` is 150; default 200, two standard errors).
+    pub margin: u32,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { playouts: 100, ms: None, particles: 16, depth: 400, tries: 32, rollout: None, threads: 1 }
+        SearchOptions {
+            playouts: 100,
+            ms: None,
+            particles: 16,
+            depth: 400,
+            tries: 32,
+            rollout: None,
+            threads: 1,
+            margin: DEFAULT_MARGIN,
+        }
     }
 }
 
@@ -139,15 +152,34 @@ impl SearchOptions {
                     return Err(Error::Input(format!("agent `{name}`: the playouts cannot be played by search")));
                 }
                 "rollout" => options.rollout = Some(value.to_string()),
+                "margin" => {
+                    options.margin = hundredths(value).filter(|m| *m <= 1_000).ok_or_else(|| {
+                        Error::Input(format!(
+                            "agent `{name}`: margin must be a number of standard errors from 0 to 10, with at most two decimals (1.5), not `{value}`"
+                        ))
+                    })?;
+                }
                 _ => {
                     return Err(Error::Input(format!(
-                        "agent `{name}`: no option `{key}`; expected playouts, ms, particles, depth, tries, rollout or threads"
+                        "agent `{name}`: no option `{key}`; expected playouts, ms, particles, depth, tries, rollout, threads or margin"
                     )));
                 }
             }
         }
         Ok(Some(options))
     }
+}
+
+/// A decimal number with at most two decimals (`1.5`, `2`, `0.25`) in hundredths: no float is
+/// parsed, so that the option means the same on every machine.
+fn hundredths(text: &str) -> Option<u32> {
+    let (whole, part) = text.split_once('.').unwrap_or((text, "0"));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !digits(part) || part.len() > 2 {
+        return None;
+    }
+    let part = format!("{part:0<2}");
+    whole.parse::<u32>().ok()?.checked_mul(100)?.checked_add(part.parse::<u32>().ok()?)
 }
 
 /// The most threads a search agent is given (`search:threads=N`).
@@ -526,8 +558,9 @@ impl SearchAgent {
             .copied()
             .max_by(|&a, &b| mean(&scores[a]).total_cmp(&mean(&scores[b])).then(b.cmp(&a)))
             .unwrap_or(0);
+        let margin = f64::from(self.options.margin) / 100.0;
         Ok(match prior {
-            Some(p) if p != best && !clearly_better(&scores[best], &scores[p]) => p,
+            Some(p) if p != best && !clearly_better(&scores[best], &scores[p], margin) => p,
             _ => best,
         })
     }
@@ -1003,19 +1036,19 @@ fn estimate(rules: &Rules, hook: crate::rules::HookId, game: &Game, seat: SeatId
     }
 }
 
-/// How many standard errors an option's playouts must do better than the rollout agent's answer
-/// by for the search to play it instead: two, so that among a dozen options the best-looking one
-/// seldom wins by noise alone (one-sided, about 2% each), yet a few dozen samples can show a
-/// real difference.
-const MARGIN: f64 = 2.0;
+/// How many standard errors (in hundredths) an option's playouts must do better than the rollout
+/// agent's answer by for the search to play it instead, unless `search:margin` says otherwise:
+/// two, so that among a dozen options the best-looking one seldom wins by noise alone
+/// (one-sided, about 2% each), yet a few dozen samples can show a real difference.
+const DEFAULT_MARGIN: u32 = 200;
 
 /// Whether option `a` did better than option `b` on the samples both were played on by more than
-/// `MARGIN` standard errors of the mean difference (a paired comparison: the same particle and
+/// `margin` standard errors of the mean difference (a paired comparison: the same particle and
 /// luck for both, so what the sample gives both does not count as noise). The variance has a
 /// floor, a quarter (a fair coin's) over the square of the number of samples: one or two samples
 /// that happen to agree make no certainty, yet the floor fades fast enough for the small
 /// differences a ruleset's evaluation gives cut playouts to count once they are consistent.
-fn clearly_better(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
+fn clearly_better(a: &[Option<f64>], b: &[Option<f64>], margin: f64) -> bool {
     let differences: Vec<f64> = a.iter().zip(b).filter_map(|(a, b)| Some((*a)? - (*b)?)).collect();
     if differences.is_empty() {
         return false;
@@ -1024,7 +1057,7 @@ fn clearly_better(a: &[Option<f64>], b: &[Option<f64>]) -> bool {
     let mean = differences.iter().sum::<f64>() / n;
     let spread = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
     let error = (spread.max(0.25 / (n * n)) / n).sqrt();
-    mean > MARGIN * error
+    mean > margin * error
 }
 
 impl Agent for SearchAgent {
@@ -1085,22 +1118,36 @@ mod tests {
     fn options_are_compared_on_the_same_samples() {
         let worse = [0.0, 0.9, 0.2, 0.8, 0.1, 0.7, 0.3, 0.6, 0.4, 0.3];
         let better: Vec<f64> = worse.iter().map(|s| s + 0.1).collect();
-        assert!(clearly_better(&scores(&better), &scores(&worse)));
-        assert!(!clearly_better(&scores(&worse), &scores(&better)));
+        assert!(clearly_better(&scores(&better), &scores(&worse), 2.0));
+        assert!(!clearly_better(&scores(&worse), &scores(&better), 2.0));
         // The same scores on different samples: no longer a difference the option makes.
         let mut shuffled = better.clone();
         shuffled.rotate_left(1);
-        assert!(!clearly_better(&scores(&shuffled), &scores(&worse)));
+        assert!(!clearly_better(&scores(&shuffled), &scores(&worse), 2.0));
     }
 
     /// A sample played by one option only (the rules failed on it for the other) is not
     /// compared, and one or two samples that happen to agree are not a certainty.
     #[test]
     fn a_few_agreeing_samples_are_not_enough() {
-        assert!(!clearly_better(&scores(&[1.0]), &scores(&[0.0])));
-        assert!(!clearly_better(&[Some(1.0), None], &[Some(0.0), Some(0.0)]));
-        assert!(clearly_better(&scores(&[1.0, 1.0, 1.0]), &scores(&[0.0, 0.0, 0.0])));
-        assert!(!clearly_better(&scores(&[0.6, 0.6, 0.6]), &scores(&[0.5, 0.5, 0.5])));
+        assert!(!clearly_better(&scores(&[1.0]), &scores(&[0.0]), 2.0));
+        assert!(!clearly_better(&[Some(1.0), None], &[Some(0.0), Some(0.0)], 2.0));
+        assert!(clearly_better(&scores(&[1.0, 1.0, 1.0]), &scores(&[0.0, 0.0, 0.0]), 2.0));
+        assert!(!clearly_better(&scores(&[0.6, 0.6, 0.6]), &scores(&[0.5, 0.5, 0.5]), 2.0));
+    }
+
+    /// A smaller margin lets a smaller difference through (`search:margin`): 0.6 against 0.5 on
+    /// three samples is within the variance floor's two standard errors, not within half of one.
+    #[test]
+    fn the_margin_says_how_clear_a_difference_must_be() {
+        let (a, b) = (scores(&[0.6, 0.6, 0.6]), scores(&[0.5, 0.5, 0.5]));
+        assert!(!clearly_better(&a, &b, 2.0));
+        assert!(clearly_better(&a, &b, 0.5));
+        let parsed = ["1.5", "2", "0.25", "10.00", "0"].map(hundredths);
+        assert_eq!(parsed, [Some(150), Some(200), Some(25), Some(1000), Some(0)]);
+        for bad in ["", ".5", "1.", "1.234", "-1", "1e2", "x", "99999999999"] {
+            assert_eq!(hundredths(bad), None, "{bad}");
+        }
     }
 
     /// Each round keeps the better half, and the rollout agent's answer whatever it scored.

@@ -271,12 +271,17 @@ fn search_options_are_checked() {
     assert_eq!(SearchOptions::parse("searcher").expect("not search"), None);
     let options = SearchOptions::parse("search:playouts=400,depth=50,rollout=random").expect("valid").expect("search");
     assert_eq!((options.playouts, options.depth, options.rollout.as_deref()), (400, 50, Some("random")));
+    assert_eq!(options.margin, 200, "two standard errors unless told");
+    let options = SearchOptions::parse("search:margin=0.75").expect("valid").expect("search");
+    assert_eq!(options.margin, 75);
     for (bad, says) in [
         ("search:playout=4", "no option `playout`"),
         ("search:playouts=0", "playouts must be a whole number from 1"),
         ("search:playouts", "is not key=value"),
         ("search:rollout=search", "cannot be played by search"),
         ("search:threads=0", "threads must be a whole number from 1 to 1024"),
+        ("search:margin=11", "margin must be a number of standard errors from 0 to 10"),
+        ("search:margin=1.234", "with at most two decimals"),
     ] {
         let e = SearchOptions::parse(bad).expect_err(bad).to_string();
         assert!(e.contains(says), "{bad}: {e}");

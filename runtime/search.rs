@@ -37,7 +37,7 @@
 //! option still in plays the same new samples, and the worse half by mean is dropped, until
 //! two are left. When the rollout agent has an answer of its own to the decision (a ruleset's
 //! agent, asked as when it plays the seat), that answer is never dropped and is played unless
-//! the best option did better than it on the same samples by two standard errors of the mean
+//! the best option did better than it on the same samples by two standard errors (`margin`) of the mean
 //! difference, so that a budget too small to tell the options apart plays as the rollout agent,
 //! not as the noise says; without one (random playouts), the best mean is played. In real time
 //! waiting is one more option, as letting the game go on is out of turn.

@@ -152,6 +152,7 @@ fn walk(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Vec<Option<i64>
 /// (`view::sight::may_show_prop`), noting what that read of the game (`reads.rs`): a reference
 /// to another piece is shown as it is only while that piece is seen, so its face and its zone
 /// are read.
+#[inline]
 pub(super) fn prop_shown(
     defs: &Defs,
     state: &State,
@@ -160,11 +161,16 @@ pub(super) fn prop_shown(
     index: usize,
     value: i64,
 ) -> bool {
+    // Everything is shown to an omniscient reader, and every property but a reference to another
+    // piece to everyone.
+    if seat.is_none() {
+        return true;
+    }
     let def = &defs.pieces[piece as usize];
-    if seat.is_some()
-        && matches!(defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind), Some(PropKind::Piece(_)))
-        && (0..defs.pieces.len() as i64).contains(&value)
-    {
+    if !matches!(defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind), Some(PropKind::Piece(_))) {
+        return true;
+    }
+    if (0..defs.pieces.len() as i64).contains(&value) {
         super::reads::note(super::reads::Read::FaceUp(value as PieceId));
         super::reads::note(super::reads::Read::ZoneOf(value as PieceId));
     }

@@ -36,6 +36,7 @@ impl SeatView {
     /// call is given back only while what it read is unchanged). What the seat may see of it
     /// depends on nothing else: a zone's sight and a counter's are part of the rules, and a
     /// piece's face is read with it (`Read::Zone`, `Read::FaceUp`).
+    #[inline]
     fn read(&self, what: Read) -> std::cell::Ref<'_, Box<State>> {
         reads::note(what);
         self.state.borrow()
@@ -54,6 +55,7 @@ impl SeatView {
     }
 
     /// A piece the seat can see, or an error that does not say where it is.
+    #[inline]
     fn seen(&self, id: i64) -> RhaiResult<PieceId> {
         if (0..self.defs.pieces.len() as i64).contains(&id) {
             let p = id as PieceId;

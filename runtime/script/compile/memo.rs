@@ -181,7 +181,7 @@ mod cost {
     /// A read noted, sorted and kept while a call to remember runs.
     pub(super) const NOTE: i64 = 15;
     /// An item of a list or a map in the arguments, hashed and compared.
-    pub(super) const ARGUMENT: i64 = 12;
+    pub(super) const ARGUMENT: i64 = 40;
 }
 
 /// What a call's limits were when it looked its result up: the caller adds the operations a

@@ -211,6 +211,9 @@ pub struct SearchStats {
     pub decisions: u64,
     /// Of those, decisions searched on replays that did not match all the seat saw.
     pub approximate: u64,
+    /// Of those, decisions where it played another option than its rollout agent's answer
+    /// (one of the ruleset's agents): how often the search changed what that agent would do.
+    pub overruled: u64,
     /// Playouts played.
     pub playouts: u64,
     /// Particles built afresh from the whole history.
@@ -559,10 +562,12 @@ impl SearchAgent {
             .max_by(|&a, &b| mean(&scores[a]).total_cmp(&mean(&scores[b])).then(b.cmp(&a)))
             .unwrap_or(0);
         let margin = f64::from(self.options.margin) / 100.0;
-        Ok(match prior {
+        let played = match prior {
             Some(p) if p != best && !clearly_better(&scores[best], &scores[p], margin) => p,
             _ => best,
-        })
+        };
+        self.stats.overruled += u64::from(prior.is_some_and(|p| p != played));
+        Ok(played)
     }
 
     /// The options to search, the rollout agent's answer first: all of them, or, when a fixed
@@ -1088,6 +1093,7 @@ impl Agent for SearchAgent {
         vec![
             ("decisions searched", s.decisions),
             ("on samples that did not match all it saw", s.approximate),
+            ("played another option than its rollout agent's", s.overruled),
             ("playouts", s.playouts),
             ("playouts the rules failed in", s.failed),
             ("particles rebuilt from the whole history", s.rebuilt),

@@ -264,6 +264,29 @@ fn samples_hand_an_officer_every_card_of_a_set_it_plays() {
     assert_eq!(german["on samples that did not match all it saw"], 0, "{german}");
 }
 
+/// The report counts the decisions where the search played another option than its rollout
+/// agent's answer, and `margin` says how clearly another option must do better for that: with
+/// no margin the first option with the better mean is played (most of a Temple game's
+/// decisions at eight playouts of ten decisions), with ten standard errors none is.
+#[test]
+fn the_margin_says_how_often_the_rollout_agent_is_overruled() {
+    let overruled = |margin: &str| {
+        let seat = format!("red=search:playouts=8,depth=10,margin={margin}");
+        let args = ["sim", "temple", "--games", "1", "--seed", "0", "--threads", "1", "--seat", &seat, "--json"];
+        let (ok, out, err) = crate::common::tabula(&args, "");
+        assert!(ok, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        let red = &report["agent_counts"]["red"];
+        let searched = red["decisions searched"].as_u64().expect("decisions searched");
+        let overruled = red["played another option than its rollout agent's"].as_u64().expect("overruled");
+        assert!(overruled <= searched, "{red}");
+        (overruled, searched)
+    };
+    let (none, searched) = overruled("0");
+    assert!(none * 3 > searched, "margin 0: {none} of {searched} overruled");
+    assert_eq!(overruled("10").0, 0, "margin 10");
+}
+
 /// `search:...` options are checked where they are given, naming what is wrong.
 #[test]
 fn search_options_are_checked() {

@@ -73,14 +73,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         total.rebuilt += s.rebuilt;
         total.dropped += s.dropped;
         total.failed += s.failed;
+        total.overruled += s.overruled;
         total.helped += s.helped;
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate), {} playouts, {} particles rebuilt, {} dropped, {} playouts failed, {} played by helper threads; {:.1} ms a searched decision (wall clock)",
+        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate, {} playing another option than the rollout agent's), {} playouts, {} particles rebuilt, {} dropped, {} playouts failed, {} played by helper threads; {:.1} ms a searched decision (wall clock)",
         decisions / games.max(1),
         total.decisions,
         total.approximate,
+        total.overruled,
         total.playouts,
         total.rebuilt,
         total.dropped,

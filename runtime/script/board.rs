@@ -146,8 +146,6 @@ fn walk(defs: &Defs, start: ZoneId, most: i64, towards: bool) -> Vec<Option<i64>
     steps
 }
 
-/// Counts the pieces of a zone by the value of a property: `#{red: 2, blue: 1}`. Only
-/// pieces `seat` can see are counted (all of them for `None`).
 /// Whether property `index` of `piece`, of value `value`, may be shown to `seat`
 /// (`view::sight::may_show_prop`), noting what that read of the game (`reads.rs`): a reference
 /// to another piece is shown as it is only while that piece is seen, so its face and its zone
@@ -166,17 +164,14 @@ pub(super) fn prop_shown(
     if seat.is_none() {
         return true;
     }
-    let def = &defs.pieces[piece as usize];
-    if !matches!(defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind), Some(PropKind::Piece(_))) {
-        return true;
-    }
-    if (0..defs.pieces.len() as i64).contains(&value) {
-        super::reads::note(super::reads::Read::FaceUp(value as PieceId));
-        super::reads::note(super::reads::Read::ZoneOf(value as PieceId));
-    }
+    let Some(referenced) = crate::view::sight::referenced_piece(defs, piece, index, value) else { return true };
+    super::reads::note(super::reads::Read::FaceUp(referenced));
+    super::reads::note(super::reads::Read::ZoneOf(referenced));
     crate::view::sight::may_show_prop(defs, state, seat, piece, index, value)
 }
 
+/// Counts the pieces of a zone by the value of a property: `#{red: 2, blue: 1}`. Only
+/// pieces `seat` can see are counted (all of them for `None`).
 pub(super) fn tally(defs: &Defs, state: &State, zone: ZoneId, prop: &str, seat: Option<SeatId>) -> Map {
     let mut out = Map::new();
     // The property's index within the last kind of piece met: a zone mostly holds one kind.

@@ -47,12 +47,21 @@ pub(crate) fn may_show_prop(
     index: usize,
     value: i64,
 ) -> bool {
+    match referenced_piece(defs, piece, index, value) {
+        Some(referenced) => {
+            defs.pieces[piece as usize].props.get(index) == Some(&value)
+                || visible(defs, state, seat, state.zone_of(referenced), referenced)
+        }
+        None => true,
+    }
+}
+
+/// The piece that property `index` of `piece`, of value `value`, refers to, if it is a
+/// reference to a piece (the only kind of property [`may_show_prop`] may hide).
+pub(crate) fn referenced_piece(defs: &Defs, piece: PieceId, index: usize, value: i64) -> Option<PieceId> {
     let def = &defs.pieces[piece as usize];
     match defs.kinds[def.kind as usize].props.get(index).map(|p| &p.kind) {
-        Some(PropKind::Piece(_)) if value >= 0 && (value as usize) < defs.pieces.len() => {
-            let referenced = value as PieceId;
-            def.props.get(index) == Some(&value) || visible(defs, state, seat, state.zone_of(referenced), referenced)
-        }
-        _ => true,
+        Some(PropKind::Piece(_)) if value >= 0 && (value as usize) < defs.pieces.len() => Some(value as PieceId),
+        _ => None,
     }
 }

@@ -508,7 +508,7 @@ impl<'a> FnCompiler<'a> {
                         (Some(_), None) => None,
                     };
                     if let Some(read) = read {
-                        c.prog().memo.put(key, index, (args, seat), v, (c.calls.ops - ops, depth), read);
+                        c.prog().memo.put(key, index, args, seat, v, c.calls.ops - ops, depth, read);
                     }
                 }
                 result

@@ -57,8 +57,8 @@ struct Entry {
     depth: usize,
     /// What the call read of the game, and the values it found (a call given the `game`).
     reads: Option<Read>,
-    /// For a call given the `game`: what giving its result back saves against running it, in
-    /// rough instructions (negative where the look-up costs more; see [`cost`]).
+    /// For a call given a handle, a list or a map: what giving its result back saves against
+    /// running it, in rough instructions (negative where the look-up costs more; see [`cost`]).
     saves: i64,
     /// The items of lists and maps in its arguments and result.
     items: usize,
@@ -221,12 +221,7 @@ impl Memo {
         (function, lent, seat).hash(&mut h);
         let mut items = 0;
         for k in 0..args.len() {
-            let a = args.get(k);
-            let hashed = match hash_plain(&mut h, a) {
-                Some(hashed) => hashed,
-                None => hash_values(&mut h, a, &mut items),
-            };
-            if !hashed {
+            if !hash_value(&mut h, args.get(k), &mut items) {
                 return None;
             }
         }
@@ -307,9 +302,11 @@ impl Memo {
         &self,
         key: Key,
         function: usize,
-        (args, seat): (Box<[Dynamic]>, Option<SeatId>),
+        args: Box<[Dynamic]>,
+        seat: Option<SeatId>,
         result: &Dynamic,
-        (ops, depth): (u64, usize),
+        ops: u64,
+        depth: usize,
         reads: Option<Read>,
     ) {
         let mut saves = 0;
@@ -400,6 +397,7 @@ fn same_values(x: &Dynamic, y: &Dynamic) -> bool {
 
 /// Hashes a plain value, or a list or a map of them, counting the items of lists and maps in
 /// `items`; `false` for anything else (a handle, a function pointer, a float...).
+#[inline]
 fn hash_value(h: &mut FxHasher, a: &Dynamic, items: &mut usize) -> bool {
     match hash_plain(h, a) {
         Some(hashed) => hashed,
@@ -481,7 +479,7 @@ mod tests {
                     let mut now = Vec::new();
                     reads::values(&defs, state, &what, &mut now);
                     let read = Read { what, values: now.into(), work: 0, noted: 1 };
-                    memo.put(key, function, (args.clone().into(), None), result, (ops, 0), Some(read));
+                    memo.put(key, function, args.clone().into(), None, result, ops, 0, Some(read));
                 }
                 Lookup::Run => {}
             }

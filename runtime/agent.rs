@@ -208,6 +208,12 @@ impl ScriptAgent {
         let decides = def.decides;
         Some(ScriptAgent { rules, decides, name: name.to_string() })
     }
+
+    /// Whether it picks one of the options listed (a `choose` agent), so that asked again with
+    /// fewer of them it gives its next choice; an `act` agent works out its one action itself.
+    pub fn chooses_from_a_list(&self) -> bool {
+        matches!(self.decides, crate::rules::AgentHook::Choose(_))
+    }
 }
 
 impl ScriptAgent {

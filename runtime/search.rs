@@ -35,12 +35,14 @@
 //! evaluate`, a script function given the seat's view), or 1/2 when the ruleset has none. The
 //! budget is spent by sequential halving (Karnin, Koren & Somekh, 2013): in each round every
 //! option still in plays the same new samples, and the worse half by mean is dropped, until
-//! two are left. When the rollout agent has an answer of its own to the decision (a ruleset's
-//! agent, asked as when it plays the seat), that answer is never dropped and is played unless
-//! the best option did better than it on the same samples by two standard errors (`margin`) of the mean
-//! difference, so that a budget too small to tell the options apart plays as the rollout agent,
-//! not as the noise says; without one (random playouts), the best mean is played. In real time
-//! waiting is one more option, as letting the game go on is out of turn.
+//! two are left; with `width` only the rollout agent's first answers are compared (asked again
+//! without the answers it gave, for its next choice), so that a budget far smaller than the
+//! options plays each several times. When the rollout agent has an answer of its own to the
+//! decision (a ruleset's agent, asked as when it plays the seat), that answer is never dropped
+//! and is played unless the best option did better than it on the same samples by two standard
+//! errors (`margin`) of the mean difference, so that a budget too small to tell the options apart
+//! plays as the rollout agent, not as the noise says; without one (random playouts), the best mean
+//! is played. In real time waiting is one more option, as letting the game go on is out of turn.
 //!
 //! **Never peeks.** The agent reads of the real game only what reaches its seat: the actions of
 //! the history, with the arguments of other seats' secret actions thrown away unread; the chance
@@ -80,7 +82,8 @@ use crate::state::{Action, Stated, StatedChance};
 use crate::value::Value;
 use crate::view::{can_see_piece, view};
 
-/// How the search agent searches: `search:playouts=400,particles=16,depth=200,rollout=random`.
+/// How the search agent searches: `search:playouts=400,particles=16,depth=200,rollout=random`
+/// (and `ms`, `tries`, `threads`, `margin`, `width`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchOptions {
     /// Playouts a decision (the deterministic budget; default 100).
@@ -104,6 +107,10 @@ pub struct SearchOptions {
     /// rollout agent's answer by, on the same samples, to be played instead: in hundredths
     /// (`search:margin=1.5` is 150; default 200, two standard errors).
     pub margin: u32,
+    /// The most options compared at a decision (`search:width=N`): the rollout agent's answers in
+    /// its order of preference (asked again without the answers it gave), then others drawn at
+    /// random. Unset: every option, or as many drawn at random as a fixed budget plays once.
+    pub width: Option<u32>,
 }
 
 impl Default for SearchOptions {
@@ -117,6 +124,7 @@ impl Default for SearchOptions {
             rollout: None,
             threads: 1,
             margin: DEFAULT_MARGIN,
+            width: None,
         }
     }
 }
@@ -148,6 +156,12 @@ impl SearchOptions {
                 "depth" => options.depth = number(100_000_000)?,
                 "tries" => options.tries = number(10_000)? as u32,
                 "threads" => options.threads = number(MAX_THREADS)? as u32,
+                "width" if value == "1" => {
+                    return Err(Error::Input(format!(
+                        "agent `{name}`: width must be 2 or more (with one option compared there is nothing to search)"
+                    )));
+                }
+                "width" => options.width = Some(number(100_000)? as u32),
                 "rollout" if value.starts_with("search") => {
                     return Err(Error::Input(format!("agent `{name}`: the playouts cannot be played by search")));
                 }
@@ -161,7 +175,7 @@ impl SearchOptions {
                 }
                 _ => {
                     return Err(Error::Input(format!(
-                        "agent `{name}`: no option `{key}`; expected playouts, ms, particles, depth, tries, rollout, threads or margin"
+                        "agent `{name}`: no option `{key}`; expected playouts, ms, particles, depth, tries, rollout, threads, margin or width"
                     )));
                 }
             }
@@ -445,20 +459,41 @@ impl SearchAgent {
         Ok(true)
     }
 
-    /// The rollout agent's own answer to the real decision, as an option of the search (letting
-    /// the game go on is the option after the legal ones), or `None` when the playouts are random
+    /// The rollout agent's own answers to the real decision, as options of the search (letting
+    /// the game go on is the option after the legal ones), its first answer first and up to
+    /// `most`: each next one is its answer when asked again without those it gave (a `choose`
+    /// agent's; an `act` agent gives its first answer only). Empty when the playouts are random
     /// (a random answer knows nothing). The agent is given the decision as the seat has it, as
-    /// when it plays the seat, so nothing it may not see reaches it.
-    fn prior(&self, decision: &Decision, may_pass: bool) -> Result<Option<usize>, Error> {
+    /// when it plays the seat (less the options it already chose), so nothing it may not see
+    /// reaches it.
+    fn answers(&self, decision: &Decision, may_pass: bool, most: usize) -> Result<Vec<usize>, Error> {
         let Some(mut agent) = crate::agent::ScriptAgent::new(self.rules.clone(), self.rollout()) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
+        let legal = decision.legal();
         // Asked as out of turn even when the seat must choose: an agent that plans its own
         // actions may wait where the flow asks it (a real-time game), and then gives no answer.
-        Ok(match agent.react(decision)? {
-            Some(i) => Some(i),
-            None => may_pass.then_some(decision.legal().len()),
-        })
+        let first = match agent.react(decision)? {
+            Some(i) if i < legal.len() => i,
+            Some(_) => return Ok(Vec::new()),
+            None if may_pass => legal.len(),
+            None => return Ok(Vec::new()),
+        };
+        let mut answers = vec![first];
+        let mut left: Vec<usize> = (0..legal.len()).filter(|&i| i != first).collect();
+        let mut options: Vec<Action> = Vec::new();
+        // Only an agent that picks from the list can be asked for its next choice: an `act`
+        // agent would work out the same action again.
+        while answers.len() < most && !left.is_empty() && agent.chooses_from_a_list() {
+            options.clear();
+            options.extend(left.iter().map(|&i| legal[i]));
+            match agent.react(&Decision::new(decision.game(), decision.seat(), &options))? {
+                Some(j) if j < left.len() => answers.push(left.remove(j)),
+                // No answer among the rest (it would let the game go on): the others are drawn.
+                _ => break,
+            }
+        }
+        Ok(answers)
     }
 
     /// Searches the decision's options (plus letting the game go on, with `may_pass`) and
@@ -469,7 +504,12 @@ impl SearchAgent {
         if arms <= 1 {
             return Ok(0);
         }
-        let prior = self.prior(decision, may_pass)?.filter(|&arm| arm < arms);
+        let ranked = match self.options.width {
+            Some(width) if arms > width as usize => width as usize,
+            _ => 1,
+        };
+        let answers = self.answers(decision, may_pass, ranked)?;
+        let prior = answers.first().copied().filter(|&arm| arm < arms);
         self.update(real, seat, legal)?;
         self.stats.decisions += 1;
         if !self.consistent {
@@ -489,7 +529,7 @@ impl SearchAgent {
         let kinds: Arc<[String]> = vec![self.rollout().to_string(); real.players() as usize].into();
         let threads = self.options.threads.max(1) as usize;
         self.ahead.clear();
-        let mut candidates = self.candidates(arms, prior, budget);
+        let mut candidates = self.candidates(arms, &answers, budget);
         // `scores[arm][k]`: what the option's playout on sample k gave (`None`: not played, or
         // the rules failed on the sample). Sample k is one particle and one pair of seeds, the
         // same for every option (common random numbers): options are compared on the same
@@ -570,17 +610,18 @@ impl SearchAgent {
         Ok(played)
     }
 
-    /// The options to search, the rollout agent's answer first: all of them, or, when a fixed
-    /// budget is smaller than their number, that answer and others drawn at random up to the
-    /// budget (in the order listed).
-    fn candidates(&mut self, arms: usize, prior: Option<usize>, budget: u32) -> Vec<usize> {
-        let mut others: Vec<usize> = (0..arms).filter(|&a| Some(a) != prior).collect();
-        let room = (budget as usize).saturating_sub(usize::from(prior.is_some()));
-        while others.len() > room {
+    /// The options to search, the rollout agent's answers first (`answers`, in its order of
+    /// preference): all of them, or, when a fixed budget or `width` allows fewer, those answers
+    /// and others drawn at random up to that number (in the order listed).
+    fn candidates(&mut self, arms: usize, answers: &[usize], budget: u32) -> Vec<usize> {
+        let width = self.options.width.map_or(usize::MAX, |w| w as usize);
+        let room = (budget as usize).min(width).max(answers.len());
+        let mut others: Vec<usize> = (0..arms).filter(|a| !answers.contains(a)).collect();
+        while answers.len() + others.len() > room {
             let drop = self.rng.below(others.len() as u64) as usize;
             others.remove(drop);
         }
-        prior.into_iter().chain(others).collect()
+        answers.iter().copied().chain(others).collect()
     }
 
     /// The playout `key` (a particle, an option, and the seeds of the sample's chance and

@@ -11,8 +11,10 @@ use tabula::secrecy::{SecrecyOptions, check_secrecy};
 use tabula::sim::{SimOptions, agent_seed, play_out, seated_agents, simulate_parallel};
 use tabula::{Game, LoadOptions, load};
 
-/// A small budget: the point is what the agent reads, not how well it plays.
-const SMALL: &str = "search:playouts=3,particles=2,depth=8,tries=2";
+/// A small budget: the point is what the agent reads, not how well it plays. Two wide, so that
+/// the rollout agent is also asked for its second choice (without its first) where there are
+/// more options.
+const SMALL: &str = "search:playouts=3,particles=2,depth=8,tries=2,width=2";
 
 /// For two games that differ only in what a search seat may not see, it is told the same and
 /// decides the same, in every shipped ruleset (a new one is checked without being named).
@@ -287,6 +289,27 @@ fn the_margin_says_how_often_the_rollout_agent_is_overruled() {
     assert_eq!(overruled("10").0, 0, "margin 10");
 }
 
+/// `width` compares the rollout agent's answers in its order of preference: in
+/// tests/fixtures/ranked red wins with the agent's third answer alone (its first two lose), so a
+/// search three wide wins every game and one two wide none. Were the others drawn at random, three
+/// wide would find the winning number about one game in fifteen.
+#[test]
+fn width_compares_the_rollout_agents_answers_in_its_order() {
+    let red_wins = |width: &str| {
+        let seat = format!("red=search:playouts=12{width}");
+        let args = ["sim", "tests/fixtures/ranked", "--games", "20", "--threads", "1", "--seat", &seat, "--json"];
+        let (ok, out, err) = crate::common::tabula(&args, "");
+        assert!(ok, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        report["outcomes"]["red"].as_u64().unwrap_or_else(|| panic!("red's wins: {report}"))
+    };
+    assert_eq!(red_wins(",width=3"), 20);
+    assert_eq!(red_wins(",width=2"), 0);
+    // Without a width, twelve playouts among thirty options play each of twelve once: too few
+    // samples to overrule the agent's answer by two standard errors.
+    assert_eq!(red_wins(""), 0);
+}
+
 /// `search:...` options are checked where they are given, naming what is wrong.
 #[test]
 fn search_options_are_checked() {
@@ -297,6 +320,9 @@ fn search_options_are_checked() {
     assert_eq!(options.margin, 200, "two standard errors unless told");
     let options = SearchOptions::parse("search:margin=0.75").expect("valid").expect("search");
     assert_eq!(options.margin, 75);
+    assert_eq!(options.width, None, "every option unless told");
+    let options = SearchOptions::parse("search:width=3").expect("valid").expect("search");
+    assert_eq!(options.width, Some(3));
     for (bad, says) in [
         ("search:playout=4", "no option `playout`"),
         ("search:playouts=0", "playouts must be a whole number from 1"),
@@ -305,6 +331,8 @@ fn search_options_are_checked() {
         ("search:threads=0", "threads must be a whole number from 1 to 1024"),
         ("search:margin=11", "margin must be a number of standard errors from 0 to 10"),
         ("search:margin=1.234", "with at most two decimals"),
+        ("search:width=1", "width must be 2 or more"),
+        ("search:width=x", "width must be a whole number"),
     ] {
         let e = SearchOptions::parse(bad).expect_err(bad).to_string();
         assert!(e.contains(says), "{bad}: {e}");

@@ -156,12 +156,14 @@ impl SearchOptions {
                 "depth" => options.depth = number(100_000_000)?,
                 "tries" => options.tries = number(10_000)? as u32,
                 "threads" => options.threads = number(MAX_THREADS)? as u32,
-                "width" if value == "1" => {
-                    return Err(Error::Input(format!(
-                        "agent `{name}`: width must be 2 or more (with one option compared there is nothing to search)"
-                    )));
-                }
-                "width" => options.width = Some(number(100_000)? as u32),
+                "width" => match number(100_000)? {
+                    1 => {
+                        return Err(Error::Input(format!(
+                            "agent `{name}`: width must be 2 or more (with one option compared there is nothing to search)"
+                        )));
+                    }
+                    width => options.width = Some(width as u32),
+                },
                 "rollout" if value.starts_with("search") => {
                     return Err(Error::Input(format!("agent `{name}`: the playouts cannot be played by search")));
                 }

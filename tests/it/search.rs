@@ -332,6 +332,7 @@ fn search_options_are_checked() {
         ("search:margin=11", "margin must be a number of standard errors from 0 to 10"),
         ("search:margin=1.234", "with at most two decimals"),
         ("search:width=1", "width must be 2 or more"),
+        ("search:width=01", "width must be 2 or more"),
         ("search:width=x", "width must be a whole number"),
     ] {
         let e = SearchOptions::parse(bad).expect_err(bad).to_string();

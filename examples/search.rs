@@ -74,15 +74,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         total.dropped += s.dropped;
         total.failed += s.failed;
         total.overruled += s.overruled;
+        total.unsampled += s.unsampled;
         total.helped += s.helped;
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate, {} playing another option than the rollout agent's), {} playouts, {} particles rebuilt, {} dropped, {} playouts failed, {} played by helper threads; {:.1} ms a searched decision (wall clock)",
+        "{seat_name}={spec}: {wins}/{games} wins; {} decisions a game, {} searched ({} approximate, {} playing another option than the rollout agent's, {} where no option had two playouts), {} playouts, {} particles rebuilt, {} dropped, {} playouts failed, {} played by helper threads; {:.1} ms a searched decision (wall clock)",
         decisions / games.max(1),
         total.decisions,
         total.approximate,
         total.overruled,
+        total.unsampled,
         total.playouts,
         total.rebuilt,
         total.dropped,

@@ -230,6 +230,10 @@ pub struct SearchStats {
     /// Of those, decisions where it played another option than its rollout agent's answer
     /// (one of the ruleset's agents): how often the search changed what that agent would do.
     pub overruled: u64,
+    /// Of those, decisions where no option had two playouts (a budget smaller than twice the
+    /// options compared): one sample cannot show a difference of two standard errors, so at the
+    /// default margin the rollout agent's answer stands in these whatever the playouts gave.
+    pub unsampled: u64,
     /// Playouts played.
     pub playouts: u64,
     /// Particles built afresh from the whole history.
@@ -609,6 +613,8 @@ impl SearchAgent {
             _ => best,
         };
         self.stats.overruled += u64::from(prior.is_some_and(|p| p != played));
+        let played_twice = |s: &Vec<Option<f64>>| s.iter().filter(|x| x.is_some()).count() >= 2;
+        self.stats.unsampled += u64::from(!scores.iter().any(played_twice));
         Ok(played)
     }
 
@@ -1137,6 +1143,7 @@ impl Agent for SearchAgent {
             ("decisions searched", s.decisions),
             ("on samples that did not match all it saw", s.approximate),
             ("played another option than its rollout agent's", s.overruled),
+            ("where no option had two playouts", s.unsampled),
             ("playouts", s.playouts),
             ("playouts the rules failed in", s.failed),
             ("particles rebuilt from the whole history", s.rebuilt),

@@ -295,19 +295,22 @@ fn the_margin_says_how_often_the_rollout_agent_is_overruled() {
 /// wide would find the winning number about one game in fifteen.
 #[test]
 fn width_compares_the_rollout_agents_answers_in_its_order() {
+    // Red's wins, and the decisions where no option had two playouts.
     let red_wins = |width: &str| {
         let seat = format!("red=search:playouts=12{width}");
         let args = ["sim", "tests/fixtures/ranked", "--games", "20", "--threads", "1", "--seat", &seat, "--json"];
         let (ok, out, err) = crate::common::tabula(&args, "");
         assert!(ok, "{err}");
         let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-        report["outcomes"]["red"].as_u64().unwrap_or_else(|| panic!("red's wins: {report}"))
+        let wins = report["outcomes"]["red"].as_u64().unwrap_or_else(|| panic!("red's wins: {report}"));
+        let unsampled = report["agent_counts"]["red"]["where no option had two playouts"].as_u64();
+        (wins, unsampled.unwrap_or_else(|| panic!("the count: {report}")))
     };
-    assert_eq!(red_wins(",width=3"), 20);
-    assert_eq!(red_wins(",width=2"), 0);
+    assert_eq!(red_wins(",width=3"), (20, 0));
+    assert_eq!(red_wins(",width=2"), (0, 0));
     // Without a width, twelve playouts among thirty options play each of twelve once: too few
-    // samples to overrule the agent's answer by two standard errors.
-    assert_eq!(red_wins(""), 0);
+    // samples to overrule the agent's answer by two standard errors, and the report says so.
+    assert_eq!(red_wins(""), (0, 20));
 }
 
 /// `search:...` options are checked where they are given, naming what is wrong.

@@ -213,15 +213,38 @@ fn is_word(item: &Dynamic, word: &str) -> bool {
 }
 
 /// Whether two script values are equal (integers, strings, booleans; other kinds never match).
+/// The kinds are tested first: a failed `as_int` costs Rhai the name of the value's type.
 fn same_value(a: &Dynamic, b: &Dynamic) -> bool {
-    if let (Ok(x), Ok(y)) = (a.as_int(), b.as_int()) {
-        return x == y;
+    if a.is_string() {
+        return match (a.read_lock::<ImmutableString>(), b.read_lock::<ImmutableString>()) {
+            (Some(x), Some(y)) => *x == *y,
+            _ => false,
+        };
     }
-    if let (Ok(x), Ok(y)) = (a.as_bool(), b.as_bool()) {
-        return x == y;
+    if a.is_int() {
+        return b.is_int() && a.as_int() == b.as_int();
     }
-    match (a.read_lock::<ImmutableString>(), b.read_lock::<ImmutableString>()) {
-        (Some(x), Some(y)) => *x == *y,
-        _ => false,
+    a.is_bool() && b.is_bool() && a.as_bool() == b.as_bool()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `index_matching` compares words, numbers and booleans by value, and never one kind with
+    /// another (the word "1" is not the number 1, nor 1 the boolean true).
+    #[test]
+    fn values_match_by_kind_and_value() {
+        let word = |s: &str| Dynamic::from(ImmutableString::from(s));
+        assert!(same_value(&word("move"), &word("move")));
+        assert!(!same_value(&word("move"), &word("roll")));
+        assert!(same_value(&Dynamic::from(3_i64), &Dynamic::from(3_i64)));
+        assert!(!same_value(&Dynamic::from(3_i64), &Dynamic::from(4_i64)));
+        assert!(same_value(&Dynamic::from(true), &Dynamic::from(true)));
+        assert!(!same_value(&Dynamic::from(true), &Dynamic::from(false)));
+        assert!(!same_value(&word("1"), &Dynamic::from(1_i64)));
+        assert!(!same_value(&Dynamic::from(1_i64), &word("1")));
+        assert!(!same_value(&Dynamic::from(1_i64), &Dynamic::from(true)));
+        assert!(!same_value(&Dynamic::UNIT, &Dynamic::UNIT), "other kinds never match");
     }
 }

@@ -156,14 +156,14 @@ impl SearchOptions {
                 "depth" => options.depth = number(100_000_000)?,
                 "tries" => options.tries = number(10_000)? as u32,
                 "threads" => options.threads = number(MAX_THREADS)? as u32,
-                "width" => match number(100_000)? {
-                    1 => {
-                        return Err(Error::Input(format!(
-                            "agent `{name}`: width must be 2 or more (with one option compared there is nothing to search)"
-                        )));
-                    }
-                    width => options.width = Some(width as u32),
-                },
+                "width" => {
+                    let width = value.parse::<u32>().ok().filter(|w| (2..=100_000).contains(w));
+                    options.width = Some(width.ok_or_else(|| {
+                        Error::Input(format!(
+                            "agent `{name}`: width must be a whole number from 2 to 100000 (with one option compared there is nothing to search), not `{value}`"
+                        ))
+                    })?);
+                }
                 "rollout" if value.starts_with("search") => {
                     return Err(Error::Input(format!("agent `{name}`: the playouts cannot be played by search")));
                 }

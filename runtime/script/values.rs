@@ -188,7 +188,7 @@ pub(super) fn register_helpers(engine: &mut Registry) {
     engine.register_fn("index_matching", |list: &mut Array, pattern: Map| -> i64 {
         let matches = |item: &Dynamic| {
             item.read_lock::<Map>().is_some_and(|m| {
-                pattern.iter().all(|(k, want)| m.get(k.as_str()).is_some_and(|have| same_value(have, want)))
+                pattern.iter().all(|(k, want)| m.get(k.as_str()).is_some_and(|have| matches_value(have, want)))
             })
         };
         list.iter().position(matches).map_or(-1, |i| i as i64)
@@ -212,19 +212,45 @@ fn is_word(item: &Dynamic, word: &str) -> bool {
     item.read_lock::<ImmutableString>().is_some_and(|s| s.as_str() == word)
 }
 
-/// Whether two script values are equal (integers, strings, booleans; other kinds never match).
-/// The kinds are tested first: a failed `as_int` costs Rhai the name of the value's type.
-fn same_value(a: &Dynamic, b: &Dynamic) -> bool {
-    if a.is_string() {
-        return match (a.read_lock::<ImmutableString>(), b.read_lock::<ImmutableString>()) {
-            (Some(x), Some(y)) => *x == *y,
+/// Whether an option's value matches a pattern's (`index_matching`): integers, strings and
+/// booleans, compared as [`same_value`] does; other kinds never match.
+fn matches_value(a: &Dynamic, b: &Dynamic) -> bool {
+    (a.is_int() || a.is_string() || a.is_bool()) && same_value(a, b)
+}
+
+/// Whether two plain values (or lists and maps of them) are equal, type for type: the memo's
+/// test of a call's arguments (`compile/memo.rs`). Each kind is asked first: a failed conversion
+/// costs Rhai the name of the type.
+#[inline(always)]
+pub(super) fn same_value(x: &Dynamic, y: &Dynamic) -> bool {
+    if x.is_int() {
+        y.is_int() && x.as_int().ok() == y.as_int().ok()
+    } else if x.is_string() {
+        match (x.read_lock::<rhai::ImmutableString>(), y.read_lock::<rhai::ImmutableString>()) {
+            (Some(x), Some(y)) => x.as_str() == y.as_str(),
             _ => false,
-        };
+        }
+    } else if x.is_bool() {
+        y.is_bool() && x.as_bool().ok() == y.as_bool().ok()
+    } else if x.is_unit() {
+        y.is_unit()
+    } else if x.is_char() {
+        y.is_char() && x.as_char().ok() == y.as_char().ok()
+    } else {
+        same_values(x, y)
     }
-    if a.is_int() {
-        return b.is_int() && a.as_int() == b.as_int();
+}
+
+/// [`same_value`] for lists and maps.
+fn same_values(x: &Dynamic, y: &Dynamic) -> bool {
+    if let (Some(x), Some(y)) = (x.read_lock::<rhai::Array>(), y.read_lock::<rhai::Array>()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| same_value(x, y));
     }
-    a.is_bool() && b.is_bool() && a.as_bool() == b.as_bool()
+    // Maps keep their keys in order.
+    if let (Some(x), Some(y)) = (x.read_lock::<rhai::Map>(), y.read_lock::<rhai::Map>()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|((i, x), (j, y))| i == j && same_value(x, y));
+    }
+    false
 }
 
 #[cfg(test)]
@@ -236,15 +262,15 @@ mod tests {
     #[test]
     fn values_match_by_kind_and_value() {
         let word = |s: &str| Dynamic::from(ImmutableString::from(s));
-        assert!(same_value(&word("move"), &word("move")));
-        assert!(!same_value(&word("move"), &word("roll")));
-        assert!(same_value(&Dynamic::from(3_i64), &Dynamic::from(3_i64)));
-        assert!(!same_value(&Dynamic::from(3_i64), &Dynamic::from(4_i64)));
-        assert!(same_value(&Dynamic::from(true), &Dynamic::from(true)));
-        assert!(!same_value(&Dynamic::from(true), &Dynamic::from(false)));
-        assert!(!same_value(&word("1"), &Dynamic::from(1_i64)));
-        assert!(!same_value(&Dynamic::from(1_i64), &word("1")));
-        assert!(!same_value(&Dynamic::from(1_i64), &Dynamic::from(true)));
-        assert!(!same_value(&Dynamic::UNIT, &Dynamic::UNIT), "other kinds never match");
+        assert!(matches_value(&word("move"), &word("move")));
+        assert!(!matches_value(&word("move"), &word("roll")));
+        assert!(matches_value(&Dynamic::from(3_i64), &Dynamic::from(3_i64)));
+        assert!(!matches_value(&Dynamic::from(3_i64), &Dynamic::from(4_i64)));
+        assert!(matches_value(&Dynamic::from(true), &Dynamic::from(true)));
+        assert!(!matches_value(&Dynamic::from(true), &Dynamic::from(false)));
+        assert!(!matches_value(&word("1"), &Dynamic::from(1_i64)));
+        assert!(!matches_value(&Dynamic::from(1_i64), &word("1")));
+        assert!(!matches_value(&Dynamic::from(1_i64), &Dynamic::from(true)));
+        assert!(!matches_value(&Dynamic::UNIT, &Dynamic::UNIT), "other kinds never match");
     }
 }

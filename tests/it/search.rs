@@ -334,9 +334,9 @@ fn search_options_are_checked() {
         ("search:threads=0", "threads must be a whole number from 1 to 1024"),
         ("search:margin=11", "margin must be a number of standard errors from 0 to 10"),
         ("search:margin=1.234", "with at most two decimals"),
-        ("search:width=1", "width must be 2 or more"),
-        ("search:width=01", "width must be 2 or more"),
-        ("search:width=x", "width must be a whole number"),
+        ("search:width=1", "width must be a whole number from 2 to 100000"),
+        ("search:width=01", "width must be a whole number from 2 to 100000"),
+        ("search:width=x", "width must be a whole number from 2 to 100000"),
     ] {
         let e = SearchOptions::parse(bad).expect_err(bad).to_string();
         assert!(e.contains(says), "{bad}: {e}");

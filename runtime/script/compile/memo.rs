@@ -31,6 +31,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::rules::defs::{Defs, SeatId};
 use crate::script::reads;
+use crate::script::values::same_value;
 use crate::state::State;
 
 /// At most this many results are kept per program (per thread), and at most [`MAX_ITEMS`] items
@@ -359,40 +360,6 @@ fn same(a: &[Dynamic], b: Args) -> bool {
         None => a.len() == b.passed.len() && a.iter().zip(b.passed).all(|(x, y)| same_value(x, y)),
         Some(_) => a.len() == b.len() && a.iter().enumerate().all(|(k, x)| same_value(x, b.get(k))),
     }
-}
-
-/// Whether two plain values (or lists and maps of them) are equal, type for type. (Each kind is
-/// asked first: a failed conversion costs Rhai the name of the type.)
-#[inline(always)]
-fn same_value(x: &Dynamic, y: &Dynamic) -> bool {
-    if x.is_int() {
-        y.is_int() && x.as_int().ok() == y.as_int().ok()
-    } else if x.is_string() {
-        match (x.read_lock::<rhai::ImmutableString>(), y.read_lock::<rhai::ImmutableString>()) {
-            (Some(x), Some(y)) => x.as_str() == y.as_str(),
-            _ => false,
-        }
-    } else if x.is_bool() {
-        y.is_bool() && x.as_bool().ok() == y.as_bool().ok()
-    } else if x.is_unit() {
-        y.is_unit()
-    } else if x.is_char() {
-        y.is_char() && x.as_char().ok() == y.as_char().ok()
-    } else {
-        same_values(x, y)
-    }
-}
-
-/// [`same_value`] for lists and maps.
-fn same_values(x: &Dynamic, y: &Dynamic) -> bool {
-    if let (Some(x), Some(y)) = (x.read_lock::<rhai::Array>(), y.read_lock::<rhai::Array>()) {
-        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| same_value(x, y));
-    }
-    // Maps keep their keys in order.
-    if let (Some(x), Some(y)) = (x.read_lock::<rhai::Map>(), y.read_lock::<rhai::Map>()) {
-        return x.len() == y.len() && x.iter().zip(y.iter()).all(|((i, x), (j, y))| i == j && same_value(x, y));
-    }
-    false
 }
 
 /// Hashes a plain value, or a list or a map of them, counting the items of lists and maps in

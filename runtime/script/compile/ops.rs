@@ -248,8 +248,9 @@ pub(super) fn assign_sized(
     }
     // `list += other` appends the other list's items as Rhai's built-in `+=` on two lists does:
     // nothing for an empty list; else the target's size checked before (not how deep it nests,
-    // the engine's own limit), and not after. The sizes after are the two lists' added up, when
-    // the target's are known.
+    // the engine's own limit), and not after. The sizes after are the two lists' added up, known
+    // from here on: a listing that appends each piece's options (`out += piece_steps(game, p)`)
+    // would otherwise walk the whole list again at each piece.
     if op == Op::Add && value.is_array() && target.is_array() {
         if value.as_array_ref().is_ok_and(|items| items.is_empty()) {
             return Ok(known);
@@ -261,7 +262,7 @@ pub(super) fn assign_sized(
         if target.as_array_ref().is_ok_and(|list| !list.is_empty()) {
             over_limit(Sizes { depth: 0, ..before }, pos)?;
         }
-        let added = known.map(|_| data_sizes(&value));
+        let added = data_sizes(&value);
         let items = std::mem::take(&mut value).into_array().unwrap_or_default();
         if let Some(mut list) = target.write_lock::<rhai::Array>() {
             if list.is_empty() {
@@ -270,7 +271,7 @@ pub(super) fn assign_sized(
                 list.extend(items);
             }
         }
-        return Ok(added.map(|added| before.joined(added)));
+        return Ok(Some(before.joined(added)));
     }
     // `list += x` pushes `x` when it is not a list (Rhai's `+=` on a list is its `push`, or its
     // `append` for a list).

@@ -248,6 +248,14 @@ const LIMITS: &[&str] = &[
     "let l = []; let a = []; loop { a = [a]; l += a; }",
     "let l = []; loop { l += #{ s: \"0123456789\" }; l[l.len() - 1].s += \"0123456789\"; }",
     "let l = []; let k = []; loop { l += 1; k = l; k += \"0123456789\"; l = k; }",
+    // Lists appended (`l += other`), after which the sizes are known too, with pushes and
+    // other growth between them.
+    "let l = []; loop { l += [\"0123456789\"]; }",
+    "let l = []; loop { l += [1, 2]; l += \"0123456789\"; }",
+    "let l = []; loop { l += pushed(); l += [\"0123456789\", [1]]; }",
+    "let l = [[]]; loop { l += [[1]]; l[0] += [1, 2, 3]; }",
+    "let l = []; loop { l += [#{ s: \"0123456789\" }]; l[0].s += \"0123456789\"; }",
+    "let l = []; let k = []; loop { l += []; k += [l.len()]; l += k; }",
     // The same with `push`, which keeps the sizes as `+=` does.
     "let l = []; loop { l.push(\"0123456789\"); }",
     "let l = []; loop { push(l, \"0123456789\"); }",

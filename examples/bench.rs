@@ -10,13 +10,13 @@
 //!
 //! Each row plays games seeded 0, 1, 2... until it has played `--games` of them or spent
 //! `--seconds`, whichever comes first, so a slow ruleset plays fewer games. Allocations are
-//! counted by this program's own global allocator: "after setup" counts from the moment the
+//! counted by this program's own global allocator (mimalloc, as the `tabula` command's): "after setup" counts from the moment the
 //! game is set up and its agents made to the game's end (what a playout costs a search agent),
 //! "with setup" the whole game. A game is timed with its setup. The CPU time per decision is the
 //! thread's own (Linux's `/proc/thread-self/schedstat`; wall time elsewhere): on a shared
 //! machine it moves less than games per second, but compare builds side by side all the same.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -30,29 +30,29 @@ struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
-// SAFETY: every call is passed to the system allocator unchanged; only a counter changes here.
+// SAFETY: every call is passed to mimalloc unchanged; only a counter changes here.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the caller's contract is passed on.
-        unsafe { System.alloc(layout) }
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the caller's contract is passed on.
-        unsafe { System.alloc_zeroed(layout) }
+        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: the caller's contract is passed on.
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: the caller's contract is passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
     }
 }
 

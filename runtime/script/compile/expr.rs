@@ -647,6 +647,7 @@ impl<'a> FnCompiler<'a> {
             candidates: Candidates(self.natives.with_arity(name, arity)),
             pos,
             std: ops::Std::named(name, arity),
+            reads_only: READING_NATIVES.contains(&name.as_str()),
         }
     }
 
@@ -773,6 +774,11 @@ pub(super) struct NativeSite {
     pub(super) pos: Position,
     /// A function of Rhai's standard library the compiler computes itself, if this is one.
     pub(super) std: Option<ops::Std>,
+    /// Whether the native only reads a target it is given by reference ([`READING_NATIVES`]):
+    /// Rhai checks the target's size after the call, in case it grew, and one that only read it
+    /// left it as it was, within the limits (`x in m`, on a map of hundreds of entries, would
+    /// otherwise walk it all at each call).
+    pub(super) reads_only: bool,
 }
 
 impl NativeSite {
@@ -887,7 +893,7 @@ impl NativeSite {
                 check_size(&v, pos)?;
                 // Rhai checks the size of an argument passed by reference, which may have grown.
                 match refs.first() {
-                    Some(target) if by_ref => check_size(target, pos),
+                    Some(target) if by_ref && !self.reads_only => check_size(target, pos),
                     _ => Ok(()),
                 }
                 .map(|()| v)
@@ -897,7 +903,7 @@ impl NativeSite {
         with_refs(first, rest, |refs| {
             if let Some(v) = self.std.and_then(|f| f.call(refs)) {
                 return match refs.first() {
-                    Some(target) if by_ref => check_size(target, pos).map(|()| v),
+                    Some(target) if by_ref && !self.reads_only => check_size(target, pos).map(|()| v),
                     _ => Ok(v),
                 };
             }

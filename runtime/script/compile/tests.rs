@@ -256,6 +256,10 @@ const LIMITS: &[&str] = &[
     "let l = [[]]; loop { l += [[1]]; l[0] += [1, 2, 3]; }",
     "let l = []; loop { l += [#{ s: \"0123456789\" }]; l[0].s += \"0123456789\"; }",
     "let l = []; let k = []; loop { l += []; k += [l.len()]; l += k; }",
+    // Natives that only read the list or map they are given (its size is not checked again).
+    "let l = []; loop { l += \"0123456789\"; if \"x\" in l { break; } l.len(); }",
+    "let m = #{}; loop { m[`k${m.len()}`] = \"0123456789\"; if \"x\" in m { break; } m.keys(); }",
+    "let s = \"0123456789\"; loop { s += s; s.contains(\"x\"); s.sub_string(1); }",
     // The same with `push`, which keeps the sizes as `+=` does.
     "let l = []; loop { l.push(\"0123456789\"); }",
     "let l = []; loop { push(l, \"0123456789\"); }",

@@ -299,7 +299,7 @@ pub enum ParamValue {
     /// A list of integers or words.
     List(Vec<ParamValue>),
     /// A table of values by key, such as values by player count (`{ 2 = 7, 3 = 11 }`). Keys are
-    /// strings: scripts read `game.param("goal")["2"]`.
+    /// strings: scripts read `game.param("goal", "2")` (or `game.param("goal")["2"]`).
     Table(IndexMap<String, ParamValue>),
 }
 

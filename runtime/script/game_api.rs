@@ -210,6 +210,10 @@ pub(super) fn register(engine: &mut Registry) {
             None => fail(format!("no parameter named `{name}`")),
         }
     });
+    // One entry of a table (or list) parameter, without copying the whole table first.
+    engine.register_fn("param", |g: &mut GameApi, name: &str, key: Dynamic| -> RhaiResult<Dynamic> {
+        param_entry(&g.defs, name, &key)
+    });
     engine.register_fn("players", |g: &mut GameApi| i64::from(g.read(Read::Players).players));
     engine.register_fn("seats", |g: &mut GameApi| -> Array {
         let n = g.read(Read::Players).players as usize;
@@ -976,4 +980,23 @@ fn seat_mask(defs: &Defs, names: &[Dynamic]) -> RhaiResult<u32> {
         mask |= 1u32 << seat;
     }
     Ok(mask)
+}
+
+/// `param(name, key)`: the entry `key` of a table parameter (`()` where the table has no such
+/// key, as `game.param(name)[key]` gives), or item `key` of a list parameter.
+pub(super) fn param_entry(defs: &Defs, name: &str, key: &Dynamic) -> RhaiResult<Dynamic> {
+    let Some(value) = defs.param_values.get(name) else { return fail(format!("no parameter named `{name}`")) };
+    if let Some(table) = value.read_lock::<Map>() {
+        return match key.read_lock::<ImmutableString>() {
+            Some(k) => Ok(table.get(k.as_str()).cloned().unwrap_or(Dynamic::UNIT)),
+            None => fail(format!("parameter `{name}` is a table: its keys are strings, not {key}")),
+        };
+    }
+    if let Some(list) = value.read_lock::<Array>() {
+        return match key.as_int().ok().and_then(|i| usize::try_from(i).ok()).and_then(|i| list.get(i)) {
+            Some(item) => Ok(item.clone()),
+            None => fail(format!("parameter `{name}` is a list of {} items: no item {key}", list.len())),
+        };
+    }
+    fail(format!("parameter `{name}` is neither a table nor a list: read it with param(\"{name}\")"))
 }

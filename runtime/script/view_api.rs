@@ -328,4 +328,7 @@ pub(super) fn register(engine: &mut Registry) {
     engine.register_fn("param", |v: &mut SeatView, name: &str| -> RhaiResult<Dynamic> {
         v.defs.param_values.get(name).cloned().map_or_else(|| fail(format!("no parameter named `{name}`")), Ok)
     });
+    engine.register_fn("param", |v: &mut SeatView, name: &str, key: Dynamic| -> RhaiResult<Dynamic> {
+        super::game_api::param_entry(&v.defs, name, &key)
+    });
 }

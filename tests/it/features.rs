@@ -233,6 +233,13 @@ fn script_helpers_search_lists_pick_dice_walk_links_rank_and_cross_lines() {
             // Unsorted lines are crossed in order of value, a line given twice twice; below zero.
             "crossings [[3, 3, 6, 9], [9, 6, 3, 3], [-3]]",
             "crossings error: crossings: the lines must be integers, not two",
+            // `param(name, key)` gives what `param(name)[key]` gives.
+            "param [5, 5, 9, (), ()]",
+            "param error: parameter `prices` is a table: its keys are strings, not 1",
+            "param error: parameter `lines` is a list of 3 items: no item 3",
+            "param error: parameter `lines` is a list of 3 items: no item x",
+            r#"param error: parameter `goal` is neither a table nor a list: read it with param("goal")"#,
+            "param error: no parameter named `nothing`",
         ]
     );
 }

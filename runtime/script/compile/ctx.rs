@@ -171,8 +171,13 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub(super) fn take_sized(&mut self, slot: usize) -> (Dynamic, Option<Sizes>) {
         let at = self.base + slot;
-        let known = match self.sized.take() {
-            Some((s, sizes)) if s == at => Some(sizes),
+        // The sizes known of another slot stay known: `i += 1` between two pushes onto a list
+        // leaves the list's sizes as they were.
+        let known = match self.sized {
+            Some((s, sizes)) if s == at => {
+                self.sized = None;
+                Some(sizes)
+            }
             _ => None,
         };
         (std::mem::take(&mut self.stack[at]), known)
@@ -183,7 +188,9 @@ impl<'a> Ctx<'a> {
     pub(super) fn put_sized(&mut self, slot: usize, value: Dynamic, sizes: Option<Sizes>) {
         let at = self.base + slot;
         set(&mut self.stack[at], value);
-        self.sized = sizes.map(|z| (at, z));
+        if let Some(sizes) = sizes {
+            self.sized = Some((at, sizes));
+        }
     }
 
     /// Calls compiled hook function `f` with the game's (or a view's) handle and the hook's

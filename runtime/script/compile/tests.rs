@@ -256,6 +256,13 @@ const LIMITS: &[&str] = &[
     "let l = [[]]; loop { l += [[1]]; l[0] += [1, 2, 3]; }",
     "let l = []; loop { l += [#{ s: \"0123456789\" }]; l[0].s += \"0123456789\"; }",
     "let l = []; let k = []; loop { l += []; k += [l.len()]; l += k; }",
+    // An integer or another list changed between two pushes (the list's sizes stay known).
+    "let l = []; let i = 0; loop { l += \"0123456789\"; i += 1; l.push(i); }",
+    "let l = []; let k = []; loop { l.push(\"0123456789\"); k += 1; l += [k.len()]; k = l; }",
+    "let l = []; let k = [\"0123456789\"]; loop { l += k; k += l.len(); l += 1; }",
+    // (Rhai's size errors say no position: a list given another's sizes shows as an error where
+    // there is none.)
+    "let l = []; let k = []; for i in 0..950 { l += [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]; k += \"x\"; } k.len()",
     // Natives that only read the list or map they are given (its size is not checked again).
     "let l = []; loop { l += \"0123456789\"; if \"x\" in l { break; } l.len(); }",
     "let m = #{}; loop { m[`k${m.len()}`] = \"0123456789\"; if \"x\" in m { break; } m.keys(); }",

@@ -10,9 +10,9 @@
 //!
 //! Each row plays games seeded 0, 1, 2... until it has played `--games` of them or spent
 //! `--seconds`, whichever comes first, so a slow ruleset plays fewer games. Allocations are
-//! counted by this program's own global allocator (mimalloc, as the `tabula` command's): "after setup" counts from the moment the
-//! game is set up and its agents made to the game's end (what a playout costs a search agent),
-//! "with setup" the whole game. A game is timed with its setup. The CPU time per decision is the
+//! counted by this program's own global allocator (around mimalloc, the `tabula` command's):
+//! "after setup" counts from the moment the game is set up and its agents made to the game's end
+//! (what a playout costs a search agent), "with setup" the whole game. A game is timed with its setup. The CPU time per decision is the
 //! thread's own (Linux's `/proc/thread-self/schedstat`; wall time elsewhere): on a shared
 //! machine it moves less than games per second, but compare builds side by side all the same.
 

@@ -29,16 +29,16 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use clap::{Parser, Subcommand};
+use tabula::diag::{Sources, counted, render};
+use tabula::rules::load::{find_ruleset, list_rulesets, list_variants};
+use tabula::sim::{SimOptions, simulate};
+use tabula::{Error, LoadOptions, Rules, load};
 
 /// mimalloc, not the system's allocator: the scripts make and drop small values (names, lists,
 /// option maps) at every step, and glibc's `malloc` and `free` took a tenth of the instructions
 /// of the costliest ruleset's simulations. The games are the same whichever allocates.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use tabula::diag::{Sources, counted, render};
-use tabula::rules::load::{find_ruleset, list_rulesets, list_variants};
-use tabula::sim::{SimOptions, simulate};
-use tabula::{Error, LoadOptions, Rules, load};
 
 /// tabula: a rules-as-data board-game engine.
 ///

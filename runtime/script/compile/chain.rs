@@ -12,6 +12,7 @@ use super::ctx::{Ctx, Res, pop_to, push_args, set};
 use super::direct::Target;
 use super::expr::{FnCompiler, ITERATORS, KEYWORDS, NativeSite, iterator, this};
 use super::index;
+use super::inline::On;
 use super::ops::{self, Op};
 use super::{C, Eval, Exec, stmt::Flow};
 use crate::script::{MAX_DEPTH, TOO_DEEP, nests_deeper};
@@ -72,7 +73,13 @@ impl FnCompiler<'_> {
                     self.gives_to_native(slot, &f.name);
                     Some(Target::Slot(slot))
                 }
-                Expr::ThisPtr(at) => Some(Target::This(*at)),
+                Expr::ThisPtr(at) => match self.this_slot(*at) {
+                    (slot, None) => {
+                        self.gives_to_native(slot, &f.name);
+                        Some(Target::Slot(slot))
+                    }
+                    (_, Some(at)) => Some(Target::This(at)),
+                },
                 _ => None,
             };
             if let Some(target) = target
@@ -82,6 +89,25 @@ impl FnCompiler<'_> {
             }
         }
         let mut chain = self.chain(e)?;
+        // `x.f(game, here)` or `this.f(game)` with a script function `f`, which may be tiny
+        // enough to be compiled into the caller (`inline.rs`).
+        let on = match chain.base {
+            Base::Slot(slot) => Some(On::Slot(slot)),
+            Base::This(at) => Some(On::This(at)),
+            Base::Value(_) => None,
+        };
+        if let (Some(on), [Step::Method { script: Some(f), .. }], Expr::Dot(x, ..)) = (on, chain.steps.as_slice(), e)
+            && let Expr::MethodCall(call, pos) = &x.rhs
+        {
+            let f = *f;
+            let ordinary: Eval = Box::new(move |c| {
+                let mark = c.stack.len();
+                let result = chain.run(c, mark, None);
+                pop_to(&mut c.stack, mark);
+                result
+            });
+            return self.inline_call(f, on, &call.args, *pos, move |_| Ok(ordinary));
+        }
         // The most common chains get a closure of their own: `x.f(args)` with a native `f`
         // (`game.counter("round")`), and `x.name` (`args.seat`).
         if let (Base::Slot(slot), [_]) = (&chain.base, chain.steps.as_slice()) {
@@ -164,26 +190,36 @@ impl FnCompiler<'_> {
         let base = match &x.lhs {
             Expr::Variable(v, _, _) => {
                 let slot = self.lookup(&v.1)?;
-                // Walking a chain may write its base: an assignment into it, or a method call
-                // (a script function's `this`, a native changing its target). Only lent
-                // handles care, and natives never change a handle; but a script function
-                // could assign to `this`.
-                if steps.iter().any(|s| matches!(s, Step::Method { script: Some(_), .. })) {
-                    self.writes(slot);
-                }
-                // A native method may change the value it is called on, and with it the base's
-                // (`sit.held.remove(k)`): a parameter so changed is not lent (see `expr::lend`).
-                for step in &steps {
-                    if let Step::Method { script: None, name, .. } = step {
-                        self.gives_to_native(slot, name);
-                    }
-                }
+                self.based_on(slot, &steps);
                 Base::Slot(slot)
             }
-            Expr::ThisPtr(pos) => Base::This(*pos),
+            Expr::ThisPtr(pos) => match self.this_slot(*pos) {
+                (slot, None) => {
+                    self.based_on(slot, &steps);
+                    Base::Slot(slot)
+                }
+                (_, Some(pos)) => Base::This(pos),
+            },
             other => Base::Value(self.expr(other)?),
         };
         Ok(Chain { base, steps, root: x.lhs.position() })
+    }
+
+    /// Notes what walking `steps` on the variable in `slot` may do to it. Walking a chain may
+    /// write its base: an assignment into it, or a method call (a script function's `this`, a
+    /// native changing its target). Only lent handles care, and natives never change a handle;
+    /// but a script function could assign to `this`. A native method may change the value it
+    /// is called on, and with it the base's (`sit.held.remove(k)`): a parameter so changed is
+    /// not lent (see `expr::lend`).
+    fn based_on(&mut self, slot: usize, steps: &[Step]) {
+        if steps.iter().any(|s| matches!(s, Step::Method { script: Some(_), .. })) {
+            self.writes(slot);
+        }
+        for step in steps {
+            if let Step::Method { script: None, name, .. } = step {
+                self.gives_to_native(slot, name);
+            }
+        }
     }
 
     /// The steps of a chain's right-hand side, of `kind` (Rhai nests chains to the right; a

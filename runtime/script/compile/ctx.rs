@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use rhai::{Dynamic, Engine, EvalAltResult, NativeCallContext, NativeCallContextStore, Position};
+use rhai::{Dynamic, Engine, EvalAltResult, ImmutableString, NativeCallContext, NativeCallContextStore, Position};
 
 use super::Program;
 use super::stmt::Flow;
@@ -277,25 +277,60 @@ impl<'a> Ctx<'a> {
         }
         self.take_lent(new_base, lent);
         pop_to(&mut self.stack, new_base);
-        let result = match result {
+        (self.returned(&function.name, result, pos), this)
+    }
+
+    /// What a call of script function `name` at `pos` gives, from what its body gave: its
+    /// value, or its error as Rhai's interpreter gives it (wrapped in the function's name and the
+    /// scripts' source, or, for a limit, at the call's position).
+    #[inline]
+    pub(super) fn returned(&self, name: &ImmutableString, result: Res<Flow>, pos: Position) -> Res<Dynamic> {
+        match result {
             Ok(Flow::Value(v) | Flow::Return(v) | Flow::Break(v)) => Ok(v.flatten()),
             Ok(Flow::Continue) => Ok(Dynamic::UNIT),
+            Err(err) => self.failed(name, err, pos),
+        }
+    }
+
+    /// [`Ctx::returned`] for an error.
+    #[cold]
+    #[inline(never)]
+    fn failed(&self, name: &ImmutableString, err: Box<EvalAltResult>, pos: Position) -> Res<Dynamic> {
+        match err {
             // A `return` inside an expression comes out as Rhai's own `Return` signal.
-            Err(err) if matches!(*err, EvalAltResult::Return(..)) => match *err {
+            err if matches!(*err, EvalAltResult::Return(..)) => match *err {
                 EvalAltResult::Return(v, _) => Ok(v.flatten()),
                 _ => Ok(Dynamic::UNIT),
             },
-            Err(mut err) if err.is_system_exception() => {
+            mut err if err.is_system_exception() => {
                 err.set_position(pos);
                 Err(err)
             }
-            Err(err) => {
+            err => {
                 // As Rhai's interpreter, naming the scripts' source.
                 let source = self.calls.prog.source.as_ref().map_or_else(String::new, |s| s.to_string());
-                Err(EvalAltResult::ErrorInFunctionCall(function.name.to_string(), source, err, pos).into())
+                Err(EvalAltResult::ErrorInFunctionCall(name.to_string(), source, err, pos).into())
             }
-        };
-        (result, this)
+        }
+    }
+
+    /// Enters a call compiled into its caller (`inline.rs`) at `pos`, as [`Ctx::enter_lending`]
+    /// enters one: the call counts an operation and a level, checked against the limits.
+    #[inline]
+    pub(super) fn enter_inline(&mut self, pos: Position) -> Res<()> {
+        self.op(pos)?;
+        if self.calls.level > MAX_CALL_LEVELS {
+            return Err(EvalAltResult::ErrorStackOverflow(pos).into());
+        }
+        self.calls.peak = self.calls.peak.max(self.calls.level);
+        self.calls.level += 1;
+        Ok(())
+    }
+
+    /// Leaves a call [`Ctx::enter_inline`] entered.
+    #[inline]
+    pub(super) fn leave_inline(&mut self) {
+        self.calls.level -= 1;
     }
 
     /// Runs the body of compiled function `f` under `tabula sim --profile`: kept out of the way

@@ -10,6 +10,7 @@ use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Ma
 use super::ctx::{
     Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
 };
+use super::inline::{On, Tiny};
 use super::maps::{by_key, literal_map, map_in_key_order};
 use super::memo::{Args, Hit, Key, Limits, Lookup, Memo, Seen};
 use super::ops::{self, Op};
@@ -91,6 +92,22 @@ pub(super) struct FnCompiler<'a> {
     /// goes through [`FnCompiler::lookup`]), as a bit set over the first 64; a slot past them
     /// sets every bit.
     named: std::cell::Cell<u64>,
+    /// The tiny functions of the program, which calls compile into their callers (by index;
+    /// see `inline.rs`).
+    tiny: &'a [Option<Tiny>],
+    /// While a tiny function's body is compiled into a method call: the caller's variable
+    /// that is its `this`.
+    this_as: Option<usize>,
+    /// Whether a tiny function's body is being compiled into a call.
+    inlining: bool,
+}
+
+/// What compiling a tiny function's body into a call changed of the compiler, to restore.
+pub(super) struct Inlined {
+    names: Vec<ImmutableString>,
+    written: u64,
+    changed: u64,
+    this_as: Option<usize>,
 }
 
 /// The natives a call might mean: tabula's of that name and arity, chosen by argument types at
@@ -126,6 +143,7 @@ impl<'a> FnCompiler<'a> {
         natives: &'a Natives,
         rules: &'a Defs,
         params: &[ImmutableString],
+        tiny: &'a [Option<Tiny>],
     ) -> Self {
         let mut names = vec![ImmutableString::from("this")];
         names.extend(params.iter().cloned());
@@ -141,6 +159,9 @@ impl<'a> FnCompiler<'a> {
             written: 0,
             changed: 0,
             named: std::cell::Cell::new(0),
+            tiny,
+            this_as: None,
+            inlining: false,
         }
     }
 
@@ -256,6 +277,65 @@ impl<'a> FnCompiler<'a> {
         (out, now_named & bit(slot) != 0, now_changed & bit(changes) != 0)
     }
 
+    /// Tiny function `f`, if it is one (see `inline.rs`).
+    pub(super) fn tiny(&self, f: usize) -> Option<&'a Tiny> {
+        self.tiny.get(f).and_then(Option::as_ref)
+    }
+
+    /// Whether a tiny function's body is being compiled into a call (which compiles no call
+    /// of its own into it).
+    pub(super) fn is_inlining(&self) -> bool {
+        self.inlining
+    }
+
+    /// Begins compiling a tiny function's body into a call: the caller's variables are hidden
+    /// but `shown` (read in place by the body), `this` is the variable `this_as`, and the
+    /// changes noted of `shown` start afresh. [`FnCompiler::leave_inlined`] restores it all.
+    pub(super) fn enter_inlined(&mut self, shown: &[usize], this_as: Option<usize>) -> Inlined {
+        let names = self.names.clone();
+        for (slot, name) in self.names.iter_mut().enumerate() {
+            if slot > 0 && !shown.contains(&slot) {
+                // No variable is named with the empty string.
+                *name = ImmutableString::new();
+            }
+        }
+        let (written, changed) = (self.written, self.changed);
+        for &slot in shown {
+            self.written &= !(1u64 << slot);
+            self.changed &= !(1u64 << slot);
+        }
+        self.inlining = true;
+        Inlined { names, written, changed, this_as: std::mem::replace(&mut self.this_as, this_as) }
+    }
+
+    /// Ends what [`FnCompiler::enter_inlined`] began (dropping the parameters' names); says
+    /// which of the variables `shown` (bit k: `shown[k]`) the body may assign to, and which it
+    /// may change otherwise (give to a native that changes its target, which a handle never is).
+    pub(super) fn leave_inlined(&mut self, saved: Inlined, shown: &[usize]) -> (u8, u8) {
+        let bits = |set: u64| {
+            shown.iter().enumerate().filter(|&(_, &slot)| set & (1u64 << slot) != 0).fold(0u8, |m, (k, _)| m | (1 << k))
+        };
+        let (written, changed) = (bits(self.written), bits(self.changed));
+        self.names = saved.names;
+        self.written |= saved.written;
+        self.changed |= saved.changed;
+        self.this_as = saved.this_as;
+        self.inlining = false;
+        (written, changed & !written)
+    }
+
+    /// Where `this` is: slot 0 of the frame, to check at `pos` that a method call bound it, or,
+    /// in a tiny method's body compiled into its call, the variable it was called on.
+    pub(super) fn this_slot(&mut self, pos: Position) -> (usize, Option<Position>) {
+        match self.this_as {
+            Some(slot) => {
+                self.named.set(self.named.get() | 1u64.checked_shl(slot as u32).unwrap_or(u64::MAX));
+                (slot, None)
+            }
+            None => (0, Some(pos)),
+        }
+    }
+
     /// The scope's size now, to drop a block's variables at its end with `leave`.
     pub(super) fn mark(&self) -> usize {
         self.names.len()
@@ -276,6 +356,20 @@ impl<'a> FnCompiler<'a> {
         }
     }
 
+    /// The variables among a call's arguments that may be lent to the function called (see
+    /// [`lend`]), by argument: the first eight, each in its first place only.
+    fn lendable(&self, args: &[Expr]) -> Vec<Option<usize>> {
+        let mut lendable: Vec<Option<usize>> = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let slot = match a {
+                Expr::Variable(x, _, _) if k < 8 => self.lookup(&x.1).ok(),
+                _ => None,
+            };
+            lendable.push(slot.filter(|s| !lendable.contains(&Some(*s))));
+        }
+        lendable
+    }
+
     /// Compiles an expression.
     pub(super) fn expr(&mut self, e: &Expr) -> C<Eval> {
         Ok(match e {
@@ -289,10 +383,10 @@ impl<'a> FnCompiler<'a> {
                 let slot = self.lookup(&x.1)?;
                 Box::new(move |c| Ok(c.slot_ref(slot).clone()))
             }
-            Expr::ThisPtr(pos) => {
-                let pos = *pos;
-                Box::new(move |c| this(c, pos).map(|t| t.clone()))
-            }
+            Expr::ThisPtr(pos) => match self.this_slot(*pos) {
+                (slot, None) => Box::new(move |c| Ok(c.slot_ref(slot).clone())),
+                (_, Some(pos)) => Box::new(move |c| this(c, pos).map(|t| t.clone())),
+            },
             Expr::InterpolatedString(parts, _) => self.interpolated(parts)?,
             Expr::Array(items, _) => {
                 let items = items.iter().map(|i| Ok((self.expr(i)?, i.position()))).collect::<C<Vec<_>>>()?;
@@ -393,6 +487,91 @@ impl<'a> FnCompiler<'a> {
         }))
     }
 
+    /// A call of compiled script function `index` written `name(args)`, made the ordinary way:
+    /// a frame of its own, its arguments copied or lent, its result looked up among those
+    /// remembered (`memo.rs`).
+    fn script_call(&mut self, index: usize, f: &FnCallExpr, pos: Position) -> C<Eval> {
+        let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
+        // Arguments that are plain variables are read after the others are evaluated, as
+        // Rhai reads them (`f(list, list.pop())` gives `f` the list popped), and may lend a
+        // handle, a list or a map (see `lend`); a variable given twice is read so, and
+        // lends, only in its first place.
+        let lendable = self.lendable(&f.args);
+        Ok(Box::new(move |c| {
+            let base = c.stack.len();
+            c.stack.push(Dynamic::UNIT);
+            for (k, a) in args.iter().enumerate() {
+                if lendable[k].is_some() {
+                    c.stack.push(Dynamic::UNIT);
+                    continue;
+                }
+                match a(c) {
+                    Ok(v) => c.stack.push(v.flatten()),
+                    Err(e) => {
+                        pop_to(&mut c.stack, base);
+                        return Err(e);
+                    }
+                }
+            }
+            let (lent, lent_values) = lendings(c, index, base, &lendable);
+            // Called with plain values only (or lists and maps of them), the function's
+            // result is that of its last call with the same ones (see `memo.rs`); given a
+            // handle too (the `game`, or a `view` of a seat), while what that call read of
+            // the game is unchanged (`script/reads.rs`). Calls given a handle or lent a list
+            // or a map are remembered only where it has paid so far (`Memo::worth_trying`).
+            let handles = lent & !lent_values;
+            let game = if handles == 0 { None } else { lent_handle(&lendable, handles) };
+            let (mut work, mut seat) = (0, None);
+            let remember = if handles != 0 && game.is_none() {
+                None
+            } else {
+                match look_up(c, index, base, &lendable, (lent_values, handles), game) {
+                    Memoized::Hit(hit) => {
+                        c.calls.ops += hit.ops;
+                        c.calls.peak = c.calls.peak.max(c.calls.level + hit.depth);
+                        pop_to(&mut c.stack, base);
+                        return Ok(hit.result);
+                    }
+                    Memoized::Remember { key, args, seat: s, work: w } => {
+                        (work, seat) = (w, s);
+                        Some((key, args))
+                    }
+                    Memoized::Run => None,
+                }
+            };
+            let recording = (remember.is_some() && game.is_some()).then(reads::open);
+            let (ops, level, peak, called_back) = (c.calls.ops, c.calls.level, c.calls.peak, c.calls.called_back);
+            c.calls.peak = level;
+            lend(c, base, &lendable, lent);
+            let (result, this) = c.enter_lending(index, base, false, pos, lent);
+            release(this);
+            give_back(c, &lendable, lent);
+            let depth = c.calls.peak - level;
+            c.calls.peak = c.calls.peak.max(peak);
+            let read = match (recording, &result) {
+                (None, _) => None,
+                (Some(call), Ok(_)) => reads::close(call),
+                (Some(call), Err(_)) => {
+                    reads::abandon(call);
+                    None
+                }
+            };
+            if let (Some((key, args)), Ok(v)) = (remember, &result)
+                && c.calls.called_back == called_back
+            {
+                let read = match (game, read) {
+                    (None, _) => Some(None),
+                    (Some(slot), Some(what)) => read_values(c, slot, what, work).map(Some),
+                    (Some(_), None) => None,
+                };
+                if let Some(read) = read {
+                    c.prog().memo.put(key, index, args, seat, v, c.calls.ops - ops, depth, read);
+                }
+            }
+            result
+        }))
+    }
+
     /// A function call written `name(args)`, or an operator.
     fn call(&mut self, f: &FnCallExpr, pos: Position) -> C<Eval> {
         let name = f.name.clone();
@@ -411,114 +590,16 @@ impl<'a> FnCompiler<'a> {
         }
         if let Some(index) = script {
             self.callees.push(index);
-            let args = f.args.iter().map(|a| self.expr(a)).collect::<C<Vec<_>>>()?;
-            // Arguments that are plain variables are read after the others are evaluated, as
-            // Rhai reads them (`f(list, list.pop())` gives `f` the list popped), and may lend a
-            // handle, a list or a map (see `lend`); a variable given twice is read so, and
-            // lends, only in its first place.
-            let mut lendable: Vec<Option<usize>> = Vec::new();
-            for (k, a) in f.args.iter().enumerate() {
-                let slot = match a {
-                    Expr::Variable(x, _, _) if k < 8 => self.lookup(&x.1).ok(),
-                    _ => None,
-                };
-                lendable.push(slot.filter(|s| !lendable.contains(&Some(*s))));
-            }
-            return Ok(Box::new(move |c| {
-                let base = c.stack.len();
-                c.stack.push(Dynamic::UNIT);
-                for (k, a) in args.iter().enumerate() {
-                    if lendable[k].is_some() {
-                        c.stack.push(Dynamic::UNIT);
-                        continue;
-                    }
-                    match a(c) {
-                        Ok(v) => c.stack.push(v.flatten()),
-                        Err(e) => {
-                            pop_to(&mut c.stack, base);
-                            return Err(e);
-                        }
-                    }
-                }
-                let read_only = c.prog().read_only_params(index);
-                let unchanged = c.prog().unchanged_params(index);
-                let (mut lent, mut lent_values) = (0u8, 0u8);
-                for (k, from) in lendable.iter().enumerate() {
-                    let Some(slot) = *from else { continue };
-                    let v = c.slot(slot);
-                    let handle = read_only & (1 << k) != 0 && crate::script::is_handle(v);
-                    // (No value is shared between variables: closures are off, `no_closure`.)
-                    let value = !handle && unchanged & (1 << k) != 0 && (v.is_array() || v.is_map());
-                    if handle || value {
-                        lent |= 1 << k;
-                        lent_values |= u8::from(value) << k;
-                    } else {
-                        let copy = v.clone().flatten();
-                        c.stack[base + 1 + k] = copy;
-                    }
-                }
-                // Called with plain values only (or lists and maps of them), the function's
-                // result is that of its last call with the same ones (see `memo.rs`); given a
-                // handle too (the `game`, or a `view` of a seat), while what that call read of
-                // the game is unchanged (`script/reads.rs`). Calls given a handle or lent a list
-                // or a map are remembered only where it has paid so far (`Memo::worth_trying`).
-                let handles = lent & !lent_values;
-                let game = if handles == 0 { None } else { lent_handle(&lendable, handles) };
-                let (mut work, mut seat) = (0, None);
-                let remember = if handles != 0 && game.is_none() {
-                    None
-                } else {
-                    match look_up(c, index, base, &lendable, (lent_values, handles), game) {
-                        Memoized::Hit(hit) => {
-                            c.calls.ops += hit.ops;
-                            c.calls.peak = c.calls.peak.max(c.calls.level + hit.depth);
-                            pop_to(&mut c.stack, base);
-                            return Ok(hit.result);
-                        }
-                        Memoized::Remember { key, args, seat: s, work: w } => {
-                            (work, seat) = (w, s);
-                            Some((key, args))
-                        }
-                        Memoized::Run => None,
-                    }
-                };
-                let recording = (remember.is_some() && game.is_some()).then(reads::open);
-                let (ops, level, peak, called_back) = (c.calls.ops, c.calls.level, c.calls.peak, c.calls.called_back);
-                c.calls.peak = level;
-                lend(c, base, &lendable, lent);
-                let (result, this) = c.enter_lending(index, base, false, pos, lent);
-                release(this);
-                give_back(c, &lendable, lent);
-                let depth = c.calls.peak - level;
-                c.calls.peak = c.calls.peak.max(peak);
-                let read = match (recording, &result) {
-                    (None, _) => None,
-                    (Some(call), Ok(_)) => reads::close(call),
-                    (Some(call), Err(_)) => {
-                        reads::abandon(call);
-                        None
-                    }
-                };
-                if let (Some((key, args)), Ok(v)) = (remember, &result)
-                    && c.calls.called_back == called_back
-                {
-                    let read = match (game, read) {
-                        (None, _) => Some(None),
-                        (Some(slot), Some(what)) => read_values(c, slot, what, work).map(Some),
-                        (Some(_), None) => None,
-                    };
-                    if let Some(read) = read {
-                        c.prog().memo.put(key, index, args, seat, v, c.calls.ops - ops, depth, read);
-                    }
-                }
-                result
-            }));
+            return self.inline_call(index, On::Nothing, &f.args, pos, |fc| fc.script_call(index, f, pos));
         }
         // A native: the first argument, if it is a variable, goes by reference (Rhai makes
         // `push(list, x)` a method call on `list`).
         let (first_slot, this_pos) = match f.args.first() {
             Some(Expr::Variable(x, _, _)) => (Some(self.lookup(&x.1)?), None),
-            Some(Expr::ThisPtr(p)) => (Some(0), Some(*p)),
+            Some(Expr::ThisPtr(p)) => {
+                let (slot, pos) = self.this_slot(*p);
+                (Some(slot), pos)
+            }
             _ => (None, None),
         };
         if let Some(slot) = first_slot {
@@ -947,6 +1028,33 @@ pub(super) fn with_refs<R>(
 /// variable argument after evaluating the others); the values are moved in after all of them,
 /// from the caller's slots, and moved back when the call returns (`give_back`), whatever it
 /// returned.
+/// Which of the variables given as arguments (`lendable`, by argument) compiled function `f`
+/// may be lent (a bit set), and which of those are lists or maps (see `call`): a handle to a
+/// parameter it never assigns, a list or a map to one whose value it never changes. The others
+/// are copied onto the stack (from `base + 1`), in their argument's place.
+fn lendings(c: &mut Ctx, f: usize, base: usize, lendable: &[Option<usize>]) -> (u8, u8) {
+    let read_only = c.prog().read_only_params(f);
+    let unchanged = c.prog().unchanged_params(f);
+    let (mut lent, mut lent_values) = (0u8, 0u8);
+    for (k, from) in lendable.iter().enumerate() {
+        let Some(slot) = *from else { continue };
+        let v = c.slot(slot);
+        let handle = read_only & (1 << k) != 0 && crate::script::is_handle(v);
+        // (No value is shared between variables: closures are off, `no_closure`.)
+        let value = !handle && unchanged & (1 << k) != 0 && (v.is_array() || v.is_map());
+        if handle || value {
+            lent |= 1 << k;
+            lent_values |= u8::from(value) << k;
+        } else {
+            let copy = v.clone().flatten();
+            c.stack[base + 1 + k] = copy;
+        }
+    }
+    (lent, lent_values)
+}
+
+/// Moves the lent arguments (`lent`, a bit set over `lendable`) from the caller's variables onto
+/// the stack, from `base + 1`.
 fn lend(c: &mut Ctx, base: usize, lendable: &[Option<usize>], lent: u8) {
     for (k, from) in lendable.iter().enumerate() {
         if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {

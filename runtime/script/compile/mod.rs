@@ -23,14 +23,16 @@
 //! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
 //! `index.rs` hands Rhai the indexing of strings, integers and other values, `ops.rs` the
 //! operators and the standard functions computed inline, `memo.rs` the results of calls made
-//! with plain values only, remembered, `profile.rs` the time each function takes, when asked
-//! (`tabula sim --profile`).
+//! with plain values only, remembered, `inline.rs` the calls of one-expression functions
+//! compiled into their callers, `profile.rs` the time each function takes, when asked (`tabula
+//! sim --profile`).
 
 mod chain;
 mod ctx;
 mod direct;
 mod expr;
 mod index;
+mod inline;
 mod maps;
 pub(crate) use maps::give_back;
 mod memo;
@@ -113,10 +115,11 @@ impl Program {
         let defs: Vec<Shared<ScriptFuncDef>> = ast.iter_fn_def().cloned().collect();
         let index: HashMap<(ImmutableString, usize), usize> =
             defs.iter().enumerate().map(|(i, f)| ((f.name.clone(), f.params.len()), i)).collect();
+        let tiny = inline::tiny_functions(&defs, &index);
         let mut building: Vec<Building> = defs
             .iter()
             .map(|f| Building {
-                fc: FnCompiler::new(&index, natives, rules, &f.params),
+                fc: FnCompiler::new(&index, natives, rules, &f.params, &tiny),
                 body: Vec::new(),
                 failed: None,
             })

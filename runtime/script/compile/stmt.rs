@@ -276,7 +276,13 @@ impl FnCompiler<'_> {
                 self.writes(slot);
                 (slot, None)
             }
-            Expr::ThisPtr(p) => (0, Some(*p)),
+            Expr::ThisPtr(p) => {
+                let (slot, pos) = self.this_slot(*p);
+                if pos.is_none() {
+                    self.writes(slot);
+                }
+                (slot, pos)
+            }
             Expr::Dot(..) | Expr::Index(..) => return self.chain_assign(&x.lhs, op, rhs, pos),
             _ => return Err("it assigns to an expression the compiler does not cover".into()),
         };

@@ -280,6 +280,41 @@ const LIMITS: &[&str] = &[
     "let l = []; loop { l.push(1); l += \"0123456789\"; l.push([l.len()]); }",
 ];
 
+/// Calls of one-expression functions, which the compiler compiles into their callers
+/// (`inline.rs`): variables given under their parameter's name (read in place) or another
+/// (copied), a list the body changes (copied after all), `this` changed in place, the variable
+/// called on given too, an error inside, `this` in a method and outside one, the limits inside.
+const INLINED: &[&str] = &[
+    "let x = 1; above_one(x)",
+    "let x = 5; let i = 2; above_index(x, i)",
+    "let i = 5; let x = 2; above_index(i, x)",
+    "let a = 1; let x = 2; add(x, a)",
+    "let l = [1]; let r = pushes(l); [l, r]",
+    "let l = [1]; let r = l.this_push(); [l, r]",
+    "let l = [1]; l.this_plus(l)",
+    "let x = [1]; let l = [2]; l.this_plus(x)",
+    "let x = 1; fails(x)",
+    "let x = [1]; x.fails_on_this(x)",
+    "let v = [5]; v.outer()",
+    "outer()",
+    "let t = 3; t.this_above_one()",
+    "this_above_one()",
+    "let k = 0; loop { k += add(k, 1); }",
+    "let s = \"0123456789\"; loop { s = add(s, s); }",
+];
+
+/// Calls compiled into their callers at the edge of the operations limit, which the compiled
+/// code counts its own way (ARCHITECTURE.md, invariant 8): each passes it with one operation
+/// fewer a call (at 5, 6 or 7 operations a round), as the ordinary call would not.
+const INLINED_AT_THE_EDGE: &[&str] = &[
+    "let k = 0; for i in 0..300000 { k += add(i, 1); } k",
+    "let k = 0; for i in 0..370000 { k += add(i, 1); } k",
+    "let k = 0; for i in 0..450000 { k += add(i, 1); } k",
+    "let k = 0; let l = [1]; for i in 0..300000 { k += l.this_plus(1).len(); } k",
+    "let k = 0; let l = [1]; for i in 0..370000 { k += l.this_plus(1).len(); } k",
+    "let k = 0; let l = [1]; for i in 0..450000 { k += l.this_plus(1).len(); } k",
+];
+
 /// Script functions the snippets call by name.
 const HELPERS: &str = r#"
 fn above_one(x) { x > 1 }
@@ -297,6 +332,13 @@ fn grow_first() { this[0] += ["0123456789"]; }
 fn pushed() { let k = []; k += "0123456789"; k += 1; k }
 fn busy(n) { let k = 0; for i in 0..n { k += i; } k }
 fn nest(n) { if n == 0 { rec(30) } else { nest(n - 1) } }
+fn nest_tiny(n) { if n == 0 { above_one(2) } else { nest_tiny(n - 1) } }
+fn pushes(l) { l.push(1) }
+fn this_push() { this.push(2) }
+fn this_plus(x) { this + x }
+fn fails(x) { x + "a" - 1 }
+fn fails_on_this(x) { this + x + "a" - 1 }
+fn outer() { this.this_plus([1]) }
 "#;
 
 /// The snippets: each the body of a hook `fn sN(game)`.
@@ -388,7 +430,12 @@ fn snippets() -> Vec<String> {
     for n in [60, 61, 62, 63, 64, 65] {
         out.push(format!("rec({n})"));
     }
+    // The same with a call compiled into its caller at the deepest level.
+    for n in [61, 62, 63, 64] {
+        out.push(format!("nest_tiny({n})"));
+    }
     out.extend(LIMITS.iter().map(|s| s.to_string()));
+    out.extend(INLINED.iter().map(|s| s.to_string()));
     // Rhai's parser refuses some of these (a literal indexed by a literal of the wrong kind,
     // `()[0]`; `for` over a literal number): refused alike both ways, they are left out.
     let (parser, _) = new_engine();
@@ -492,4 +539,24 @@ fn generated_snippets_give_what_rhai_gives() {
         shown(&differ)
     );
     assert!(misplaced.is_empty(), "snippets compiled or left to Rhai unexpectedly:\n\n{}", shown(&misplaced));
+}
+
+#[test]
+fn calls_compiled_into_their_callers_give_what_calls_give() {
+    let bodies: Vec<String> = INLINED.iter().chain(INLINED_AT_THE_EDGE).map(|s| s.to_string()).collect();
+    let run = |inline: bool| {
+        super::inline::OFF.set(!inline);
+        let batch = compile(bodies.clone());
+        super::inline::OFF.set(false);
+        (0..bodies.len())
+            .map(|i| match batch.program.hooks[i] {
+                Some(f) => outcome(batch.program.run_hook(&batch.engine, f, handle(), None).0, &format!("s{i}")),
+                None => "left to Rhai".to_string(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let (inlined, called) = (run(true), run(false));
+    for ((body, a), b) in bodies.iter().zip(&inlined).zip(&called) {
+        assert_eq!(a, b, "{body}\n  compiled into the caller: {a}\n  called: {b}");
+    }
 }

@@ -15,7 +15,7 @@ use crate::rules::{
     ActionDef, ActionId, Domain, HookId, MAX_INT_DOMAIN, MAX_SET_OPTIONS, PieceId, PropKind, Rules, SeatId, SetDomain,
     SymId, ZoneId, names_zone,
 };
-use crate::script::{from_value, map_option};
+use crate::script::from_value;
 use crate::state::{Action, Prompt, Stage, State, StatedChance, Value};
 use crate::value::{Args, Fixed};
 
@@ -403,7 +403,7 @@ impl Game {
             if self.may_act_out_of_turn(seat) { "out-of-turn actions (the seat is not on turn)" } else { "actions" };
         out.reserve(items.len());
         for item in &items {
-            let (mut action, left_out) = map_option(defs, seat, item, true).map_err(bad)?;
+            let (mut action, left_out) = defs.scripts.listed_option(defs, seat, item).map_err(bad)?;
             if !allowed.contains(&action.action) {
                 return Err(bad(format!(
                     "`{}` is not one of the phase's {which}",
@@ -502,7 +502,7 @@ impl Game {
                 }
                 None => return Err(bad("expected maps of arguments, as #{x: 0, y: -1}".into())),
             };
-            let (mut option, left_out) = map_option(defs, seat, &item, true).map_err(bad)?;
+            let (mut option, left_out) = defs.scripts.listed_option(defs, seat, &item).map_err(bad)?;
             if option.action != action {
                 return Err(bad(format!("lists `{}`, another action", defs.actions[option.action as usize].name)));
             }

@@ -236,6 +236,12 @@ impl Scripts {
         result
     }
 
+    /// The action an `options` hook's item describes for `seat`, and the parameters it leaves
+    /// out (see [`map_option`]), with the names the scripts pass looked up once per string.
+    pub(crate) fn listed_option(&self, defs: &Defs, seat: SeatId, item: &Dynamic) -> Result<(Action, u32), String> {
+        map_option(defs, Some(&self.names), seat, item, true)
+    }
+
     /// The options `hook` lists for `seat` (named `seat_name`) in `state`: the listing kept from
     /// an earlier call while nothing it read has changed (see `listings.rs`), else the hook's
     /// list, run on a copy. Give the list to [`Scripts::options_read`] once read.

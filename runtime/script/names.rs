@@ -88,6 +88,8 @@ impl NameCache {
 /// The names hooks and agents pass, remembered for the scripts of one loaded ruleset.
 #[derive(Default)]
 pub(crate) struct Names {
+    /// Action names, as `options` hooks list them (`#{action: "move", ...}`).
+    pub(crate) actions: NameCache,
     pub(crate) zones: NameCache,
     pub(crate) counters: NameCache,
     /// Property names, within each kind of piece (the scope is the kind).

@@ -5,6 +5,7 @@ use std::cell::RefCell;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
+use super::names::Names;
 use super::natives::Registry;
 use crate::rules::defs::{ActionId, Defs, Domain, PieceId, SeatId};
 use crate::value::{Action, Value};
@@ -84,25 +85,44 @@ pub(crate) fn action_map(defs: &Defs, action: &Action) -> Map {
 
 /// The action a script describes as `#{action: "...", <param>: value...}` for `seat`.
 pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<Action, String> {
-    map_option(defs, seat, value, false).map(|(action, _)| action)
+    map_option(defs, None, seat, value, false).map(|(action, _)| action)
 }
 
 /// [`map_action`] for an option an `options` hook lists, which may leave parameters out when
 /// `partial`: the action (a left-out parameter holds `Value::Int(0)`), and which parameters
-/// were left out (bit k: parameter k), for the engine to list their every value.
-pub(crate) fn map_option(defs: &Defs, seat: SeatId, value: &Dynamic, partial: bool) -> Result<(Action, u32), String> {
+/// were left out (bit k: parameter k), for the engine to list their every value. With the
+/// scripts' `names`, an action's and a zone's name are looked up once per string (a literal
+/// of the scripts, a zone's name as natives give it), not hashed at every option.
+pub(crate) fn map_option(
+    defs: &Defs,
+    names: Option<&Names>,
+    seat: SeatId,
+    value: &Dynamic,
+    partial: bool,
+) -> Result<(Action, u32), String> {
     let map =
         value.read_lock::<Map>().ok_or_else(|| format!("expected a map like #{{action: \"...\"}}, found {value}"))?;
     let text =
         map.get("action").and_then(|a| a.as_immutable_string_ref().ok()).ok_or("the map has no `action` name")?;
     let name: &str = &text;
-    let action = defs.action(name).ok_or_else(|| format!("no action named `{name}`"))?;
+    let action = match names {
+        Some(names) => names.actions.find(&text, |n| defs.action(n)),
+        None => defs.action(name),
+    };
+    let action = action.ok_or_else(|| format!("no action named `{name}`"))?;
     let def = &defs.actions[action as usize];
     let mut args = crate::value::Args::new();
     let mut left_out = 0;
     for (k, p) in def.params.iter().enumerate() {
         let v = match map.get(p.name.as_str()) {
-            Some(v) => to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?,
+            Some(v) => match (&p.domain, names, v.as_immutable_string_ref()) {
+                (Domain::Zone(_), Some(names), Ok(zone)) => names
+                    .zones
+                    .find(&zone, |n| defs.zone(n))
+                    .map(Value::Zone)
+                    .ok_or_else(|| format!("{name}: {}: expected a zone name, found {v}", p.name))?,
+                _ => to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?,
+            },
             None if partial => {
                 left_out |= 1 << k;
                 Value::Int(0)

@@ -89,7 +89,7 @@ impl FnCompiler<'_> {
             }
         }
         let mut chain = self.chain(e)?;
-        // `x.f(game, here)` or `this.f(game)` with a script function `f`, which may be tiny
+        // `x.f(game, here)` or `this.f(game)` with a script function `f`, which may be small
         // enough to be compiled into the caller (`inline.rs`).
         let on = match chain.base {
             Base::Slot(slot) => Some(On::Slot(slot)),

@@ -10,7 +10,7 @@ use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Ma
 use super::ctx::{
     Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
 };
-use super::inline::{On, Tiny};
+use super::inline::{Inlinable, On};
 use super::maps::{by_key, literal_map, map_in_key_order};
 use super::memo::{Args, Hit, Key, Limits, Lookup, Memo, Seen};
 use super::ops::{self, Op};
@@ -92,21 +92,23 @@ pub(super) struct FnCompiler<'a> {
     /// goes through [`FnCompiler::lookup`]), as a bit set over the first 64; a slot past them
     /// sets every bit.
     named: std::cell::Cell<u64>,
-    /// The tiny functions of the program, which calls compile into their callers (by index;
+    /// The functions of the program small enough to be compiled into their calls (by index;
     /// see `inline.rs`).
-    tiny: &'a [Option<Tiny>],
-    /// While a tiny function's body is compiled into a method call: the caller's variable
-    /// that is its `this`.
+    inlinable: &'a [Option<Inlinable>],
+    /// While a function's body is compiled into a method call: the caller's variable that is
+    /// its `this`.
     this_as: Option<usize>,
-    /// Whether a tiny function's body is being compiled into a call.
+    /// Whether a function's body is being compiled into a call.
     inlining: bool,
 }
 
-/// What compiling a tiny function's body into a call changed of the compiler, to restore.
+/// What compiling a function's body into a call changed of the compiler, to restore.
 pub(super) struct Inlined {
     names: Vec<ImmutableString>,
     written: u64,
     changed: u64,
+    lets: u64,
+    max: usize,
     this_as: Option<usize>,
 }
 
@@ -143,7 +145,7 @@ impl<'a> FnCompiler<'a> {
         natives: &'a Natives,
         rules: &'a Defs,
         params: &[ImmutableString],
-        tiny: &'a [Option<Tiny>],
+        inlinable: &'a [Option<Inlinable>],
     ) -> Self {
         let mut names = vec![ImmutableString::from("this")];
         names.extend(params.iter().cloned());
@@ -159,7 +161,7 @@ impl<'a> FnCompiler<'a> {
             written: 0,
             changed: 0,
             named: std::cell::Cell::new(0),
-            tiny,
+            inlinable,
             this_as: None,
             inlining: false,
         }
@@ -277,22 +279,25 @@ impl<'a> FnCompiler<'a> {
         (out, now_named & bit(slot) != 0, now_changed & bit(changes) != 0)
     }
 
-    /// Tiny function `f`, if it is one (see `inline.rs`).
-    pub(super) fn tiny(&self, f: usize) -> Option<&'a Tiny> {
-        self.tiny.get(f).and_then(Option::as_ref)
+    /// Function `f`, if it is small enough to be compiled into its calls (see `inline.rs`).
+    pub(super) fn inlinable(&self, f: usize) -> Option<&'a Inlinable> {
+        self.inlinable.get(f).and_then(Option::as_ref)
     }
 
-    /// Whether a tiny function's body is being compiled into a call (which compiles no call
-    /// of its own into it).
+    /// Whether a function's body is being compiled into a call (which compiles no call of its
+    /// own into it).
     pub(super) fn is_inlining(&self) -> bool {
         self.inlining
     }
 
-    /// Begins compiling a tiny function's body into a call: the caller's variables are hidden
-    /// but `shown` (read in place by the body), `this` is the variable `this_as`, and the
-    /// changes noted of `shown` start afresh. [`FnCompiler::leave_inlined`] restores it all.
+    /// Begins compiling a function's body into a call: the caller's variables are hidden but
+    /// `shown` (read in place by the body), none of them counts as declared with `let` (so
+    /// none is moved out), `this` is the variable `this_as`, and the changes noted of `shown`
+    /// start afresh. [`FnCompiler::leave_inlined`] restores it all.
     pub(super) fn enter_inlined(&mut self, shown: &[usize], this_as: Option<usize>) -> Inlined {
         let names = self.names.clone();
+        let lets = std::mem::take(&mut self.lets);
+        let max = std::mem::replace(&mut self.max, self.names.len());
         for (slot, name) in self.names.iter_mut().enumerate() {
             if slot > 0 && !shown.contains(&slot) {
                 // No variable is named with the empty string.
@@ -305,27 +310,31 @@ impl<'a> FnCompiler<'a> {
             self.changed &= !(1u64 << slot);
         }
         self.inlining = true;
-        Inlined { names, written, changed, this_as: std::mem::replace(&mut self.this_as, this_as) }
+        Inlined { names, written, changed, lets, max, this_as: std::mem::replace(&mut self.this_as, this_as) }
     }
 
-    /// Ends what [`FnCompiler::enter_inlined`] began (dropping the parameters' names); says
-    /// which of the variables `shown` (bit k: `shown[k]`) the body may assign to, and which it
-    /// may change otherwise (give to a native that changes its target, which a handle never is).
-    pub(super) fn leave_inlined(&mut self, saved: Inlined, shown: &[usize]) -> (u8, u8) {
+    /// Ends what [`FnCompiler::enter_inlined`] began (dropping the parameters' and the body's
+    /// variables); says which of the variables `shown` (bit k: `shown[k]`) the body may assign
+    /// to, which it may change otherwise (give to a native that changes its target, which a
+    /// handle never is), and the slots the parameters and the body's variables took.
+    pub(super) fn leave_inlined(&mut self, saved: Inlined, shown: &[usize]) -> (u8, u8, std::ops::Range<usize>) {
         let bits = |set: u64| {
             shown.iter().enumerate().filter(|&(_, &slot)| set & (1u64 << slot) != 0).fold(0u8, |m, (k, _)| m | (1 << k))
         };
         let (written, changed) = (bits(self.written), bits(self.changed));
+        let slots = saved.names.len()..self.max;
         self.names = saved.names;
         self.written |= saved.written;
         self.changed |= saved.changed;
+        self.lets = saved.lets;
+        self.max = self.max.max(saved.max);
         self.this_as = saved.this_as;
         self.inlining = false;
-        (written, changed & !written)
+        (written, changed & !written, slots)
     }
 
     /// Where `this` is: slot 0 of the frame, to check at `pos` that a method call bound it, or,
-    /// in a tiny method's body compiled into its call, the variable it was called on.
+    /// in a method's body compiled into its call, the variable it was called on.
     pub(super) fn this_slot(&mut self, pos: Position) -> (usize, Option<Position>) {
         match self.this_as {
             Some(slot) => {

@@ -1,4 +1,4 @@
-//! Calls of one-expression script functions compiled into their callers.
+//! Calls of small script functions compiled into their callers.
 //!
 //! A call of a script function costs a frame, its arguments copied or lent, a look-up among
 //! the remembered results (`memo.rs`) and the way back: about a thousand instructions, more
@@ -9,14 +9,17 @@
 //! function (a *tiny* function) is compiled into its caller: the arguments go to slots of the
 //! caller's frame, or, where an argument is a variable of the parameter's own name that the
 //! body leaves unchanged (`game` given as `game`), the body reads that variable where it lies;
-//! a method's `this` is the variable it is called on, in place, as Rhai lends it.
+//! a method's `this` is the variable it is called on, in place, as Rhai lends it. A method call
+//! (`game.free_faces(seat)`) is compiled so whatever its body (a few hundred nodes of syntax at
+//! most, without closures): its results are never remembered, so nothing is lost; a function
+//! call only where the function is tiny, since a remembered result may save more than the call.
 //!
 //! Nothing of Rhai's semantics changes: the call counts the operation and the call level it
 //! counted (and fails at the same limits), an error inside comes out wrapped in the function's
-//! name as from a call, the body sees nothing of its caller but what it is given, and a
-//! variable is read after the other arguments are evaluated, as Rhai reads it. Only remembered
-//! results are not looked up, which is speed alone. Under `tabula sim --profile` the call is
-//! made the ordinary way, so that the profile counts it.
+//! name as from a call, a `return` gives the call's value, the body sees nothing of its caller
+//! but what it is given, and a variable is read after the other arguments are evaluated, as
+//! Rhai reads it. Only remembered results are not looked up, which is speed alone. Under
+//! `tabula sim --profile` the call is made the ordinary way, so that the profile counts it.
 
 use rhai::{AST, ASTNode, Dynamic, Expr, ImmutableString, Position, Shared, Stmt};
 
@@ -30,43 +33,49 @@ thread_local! {
     pub(super) static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// A tiny function: its one statement, its parameters' names, and whether it uses `this`.
-pub(super) struct Tiny {
+/// A function small enough to be compiled into its calls: its statements, its parameters'
+/// names, whether it uses `this`, and whether it is *tiny*: one expression, without a block or
+/// a call of a script function inside.
+pub(super) struct Inlinable {
     name: ImmutableString,
     params: Vec<ImmutableString>,
-    body: Stmt,
+    body: Vec<Stmt>,
     uses_this: bool,
+    tiny: bool,
 }
 
-/// The tiny functions among `defs` (by index; `None` for the others): one statement, an
-/// expression, without a block, a closure or a call of a script function (`index` names them)
-/// inside.
-pub(super) fn tiny_functions(
+/// At most this many nodes of syntax (statements and expressions) in a function compiled into
+/// its calls: each call compiles a copy.
+const MOST_NODES: usize = 300;
+
+/// The functions among `defs` small enough to be compiled into their calls (by index; `None`
+/// for the others): at most [`MOST_NODES`] nodes, no closure and no function pointer; those
+/// that are tiny are compiled into every call, the others into method calls (`x.f(...)`,
+/// whose results are never remembered: see `memo.rs`) only.
+pub(super) fn inlinable_functions(
     defs: &[Shared<rhai::ScriptFuncDef>],
     index: &std::collections::HashMap<(ImmutableString, usize), usize>,
-) -> Vec<Option<Tiny>> {
+) -> Vec<Option<Inlinable>> {
     defs.iter()
         .map(|f| {
             let mut module = rhai::Module::new();
             module.set_script_fn(f.clone());
             let alone = AST::new([], module);
-            let (mut statements, mut body, mut fits, mut uses_this) = (0, None, true, false);
+            let (mut body, mut nodes, mut fits, mut tiny, mut uses_this) = (Vec::new(), 0, true, true, false);
             alone.walk(&mut |path: &[ASTNode]| {
+                nodes += 1;
                 match path {
                     [ASTNode::Stmt(s)] => {
-                        statements += 1;
-                        body = match s {
-                            Stmt::Expr(_) | Stmt::FnCall(..) => Some((*s).clone()),
-                            _ => None,
-                        };
+                        tiny &= body.is_empty() && matches!(s, Stmt::Expr(_) | Stmt::FnCall(..));
+                        body.push((*s).clone());
                     }
-                    [.., ASTNode::Stmt(_)] => fits = false,
+                    [.., ASTNode::Stmt(_)] => tiny = false,
                     [.., ASTNode::Expr(e)] => match e {
-                        Expr::Stmt(_) => fits = false,
+                        Expr::Stmt(_) => tiny = false,
                         Expr::FnCall(call, _) | Expr::MethodCall(call, _)
                             if index.contains_key(&(call.name.clone(), call.args.len())) =>
                         {
-                            fits = false;
+                            tiny = false;
                         }
                         Expr::DynamicConstant(v, _) if v.is::<rhai::FnPtr>() => fits = false,
                         Expr::ThisPtr(_) => uses_this = true,
@@ -74,15 +83,21 @@ pub(super) fn tiny_functions(
                     },
                     _ => {}
                 }
+                fits &= nodes <= MOST_NODES;
                 fits
             });
-            let body = body.filter(|_| fits && statements == 1 && f.params.len() <= 8)?;
-            Some(Tiny { name: f.name.clone(), params: f.params.iter().cloned().collect(), body, uses_this })
+            (fits && !body.is_empty() && f.params.len() <= 8).then(|| Inlinable {
+                name: f.name.clone(),
+                params: f.params.iter().cloned().collect(),
+                body,
+                uses_this,
+                tiny,
+            })
         })
         .collect()
 }
 
-/// What a tiny function's call is made on: nothing (a function call), a variable of the caller
+/// What a call compiled into its caller is made on: nothing (a function call), a variable of the caller
 /// (by slot), or the caller's own `this` (where it is named, checked when the call is made).
 #[derive(Clone, Copy)]
 pub(super) enum On {
@@ -103,8 +118,9 @@ enum Given {
 
 impl FnCompiler<'_> {
     /// The call of script function `f` on `on` with `args` at `pos`, compiled into the caller
-    /// where `f` is tiny and its body compiles there; `ordinary` compiles the call made the
-    /// ordinary way, which is used otherwise, and under `--profile`.
+    /// where `f` is small enough (tiny, for a function call) and its body compiles there;
+    /// `ordinary` compiles the call made the ordinary way, which is used otherwise, and under
+    /// `--profile`.
     pub(super) fn inline_call(
         &mut self,
         f: usize,
@@ -135,11 +151,12 @@ impl FnCompiler<'_> {
         if OFF.get() {
             return Ok(None);
         }
-        let Some(tiny) = self.tiny(f) else { return Ok(None) };
-        if self.is_inlining() || tiny.params.len() != args.len() || (tiny.uses_this && matches!(on, On::Nothing)) {
+        let Some(small) = self.inlinable(f) else { return Ok(None) };
+        let method = !matches!(on, On::Nothing);
+        if self.is_inlining() || small.params.len() != args.len() || (small.uses_this || !small.tiny) && !method {
             return Ok(None);
         }
-        let (name, body, params) = (tiny.name.clone(), tiny.body.clone(), tiny.params.clone());
+        let (name, body, params) = (small.name.clone(), small.body.clone(), small.params.clone());
         let target = match on {
             On::Slot(slot) => Some(slot),
             On::This(_) => Some(0),
@@ -174,9 +191,16 @@ impl FnCompiler<'_> {
                 given.push((self.declare(param), g));
             }
         }
-        let compiled = self.stmt(&body);
+        // The statements, as a function's body is compiled: the last gives the value (a
+        // variable the body declared moved out: the caller's are not `let`s here).
+        let compiled = body
+            .iter()
+            .enumerate()
+            .map(|(k, s)| if k + 1 == body.len() { self.tail_stmt(s) } else { self.stmt(s) })
+            .collect::<C<Vec<_>>>()
+            .map(super::stmt::sequence);
         // A variable read in place must come out of the call as it went in.
-        let (written, changed) = self.leave_inlined(saved, &aliases);
+        let (written, changed, slots) = self.leave_inlined(saved, &aliases);
         let body: Exec = match compiled {
             Ok(body) if written == 0 => body,
             _ => return Ok(None),
@@ -207,9 +231,10 @@ impl FnCompiler<'_> {
                 c.enter_inline(pos)?;
                 let result = body(c);
                 c.leave_inline();
-                // The parameters' slots are emptied, as a frame is popped.
-                for (slot, _) in &given {
-                    set(c.slot(*slot), Dynamic::UNIT);
+                // The slots of the parameters and of the body's variables are emptied, as a
+                // frame is popped.
+                for slot in slots.clone() {
+                    set(c.slot(slot), Dynamic::UNIT);
                 }
                 c.returned(&name, result, pos)
             }),

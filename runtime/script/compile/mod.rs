@@ -115,11 +115,11 @@ impl Program {
         let defs: Vec<Shared<ScriptFuncDef>> = ast.iter_fn_def().cloned().collect();
         let index: HashMap<(ImmutableString, usize), usize> =
             defs.iter().enumerate().map(|(i, f)| ((f.name.clone(), f.params.len()), i)).collect();
-        let tiny = inline::tiny_functions(&defs, &index);
+        let inlinable = inline::inlinable_functions(&defs, &index);
         let mut building: Vec<Building> = defs
             .iter()
             .map(|f| Building {
-                fc: FnCompiler::new(&index, natives, rules, &f.params, &tiny),
+                fc: FnCompiler::new(&index, natives, rules, &f.params, &inlinable),
                 body: Vec::new(),
                 failed: None,
             })

@@ -280,10 +280,12 @@ const LIMITS: &[&str] = &[
     "let l = []; loop { l.push(1); l += \"0123456789\"; l.push([l.len()]); }",
 ];
 
-/// Calls of one-expression functions, which the compiler compiles into their callers
-/// (`inline.rs`): variables given under their parameter's name (read in place) or another
-/// (copied), a list the body changes (copied after all), `this` changed in place, the variable
-/// called on given too, an error inside, `this` in a method and outside one, the limits inside.
+/// Calls compiled into their callers (`inline.rs`): of one-expression functions, with variables
+/// given under their parameter's name (read in place) or another (copied), a list the body
+/// changes (copied after all), `this` changed in place, the variable called on given too, the
+/// caller's variable given back (not moved out of its slot), an error inside, `this` in a
+/// method and outside one; of methods of several statements (a loop, a `return`, a parameter
+/// shadowed, a variable given back, recursion to the call-depth limit); the limits inside.
 const INLINED: &[&str] = &[
     "let x = 1; above_one(x)",
     "let x = 5; let i = 2; above_index(x, i)",
@@ -299,6 +301,17 @@ const INLINED: &[&str] = &[
     "outer()",
     "let t = 3; t.this_above_one()",
     "this_above_one()",
+    "let x = [1, 2]; let y = id(x); [x, y]",
+    "let l = [3]; let x = l.keeps(); [l, x]",
+    // Methods of several statements, compiled into their calls too.
+    "let a = 1; a.add_all([1, 2])",
+    "let l = []; let r = l.grow_by(2); [l, r]",
+    "let l = []; let r = l.grow_by(1); [l, r]",
+    "let v = [1]; v.shadow(1)",
+    "let l = [1, 2]; let r = l.keeps(); let b = 5; [l, r, b]",
+    "let v = 1; v.throws_late(2)",
+    "let v = 0; v.countdown(60)",
+    "let v = 0; v.countdown(70)",
     "let k = 0; loop { k += add(k, 1); }",
     "let s = \"0123456789\"; loop { s = add(s, s); }",
 ];
@@ -313,6 +326,9 @@ const INLINED_AT_THE_EDGE: &[&str] = &[
     "let k = 0; let l = [1]; for i in 0..300000 { k += l.this_plus(1).len(); } k",
     "let k = 0; let l = [1]; for i in 0..370000 { k += l.this_plus(1).len(); } k",
     "let k = 0; let l = [1]; for i in 0..450000 { k += l.this_plus(1).len(); } k",
+    "let k = 0; let l = 1; for i in 0..200000 { k += l.add_all([i]); } k",
+    "let k = 0; let l = 1; for i in 0..250000 { k += l.add_all([i]); } k",
+    "let k = 0; let l = 1; for i in 0..300000 { k += l.add_all([i]); } k",
 ];
 
 /// Script functions the snippets call by name.
@@ -339,6 +355,13 @@ fn this_plus(x) { this + x }
 fn fails(x) { x + "a" - 1 }
 fn fails_on_this(x) { this + x + "a" - 1 }
 fn outer() { this.this_plus([1]) }
+fn id(x) { x }
+fn add_all(l) { let t = this; for x in l { t += x; } t }
+fn grow_by(n) { this.push(n); if n > 1 { return this.len(); } 0 }
+fn shadow(x) { let x = x + 1; x }
+fn keeps() { let out = this; out }
+fn throws_late(x) { let y = x; y + "a" - 1 }
+fn countdown(n) { if n == 0 { 0 } else { this.countdown(n - 1) + 1 } }
 "#;
 
 /// The snippets: each the body of a hook `fn sN(game)`.

@@ -106,7 +106,7 @@ impl FnCompiler<'_> {
                 pop_to(&mut c.stack, mark);
                 result
             });
-            return self.inline_call(f, on, &call.args, *pos, move |_| Ok(ordinary));
+            return self.inline_call(f, on, &call.args, *pos, ordinary);
         }
         // The most common chains get a closure of their own: `x.f(args)` with a native `f`
         // (`game.counter("round")`), and `x.name` (`args.seat`).

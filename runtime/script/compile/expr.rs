@@ -10,7 +10,7 @@ use rhai::{Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Ma
 use super::ctx::{
     Calls, Ctx, Res, Sizes, check_size, data_sizes, fill_position, over_limit, pop_to, push_args, release, set,
 };
-use super::inline::{Inlinable, On};
+use super::inline::Inlinable;
 use super::maps::{by_key, literal_map, map_in_key_order};
 use super::memo::{Args, Hit, Key, Limits, Lookup, Memo, Seen};
 use super::ops::{self, Op};
@@ -291,21 +291,21 @@ impl<'a> FnCompiler<'a> {
     }
 
     /// Begins compiling a function's body into a call: the caller's variables are hidden but
-    /// `shown` (read in place by the body), none of them counts as declared with `let` (so
-    /// none is moved out), `this` is the variable `this_as`, and the changes noted of `shown`
-    /// start afresh. [`FnCompiler::leave_inlined`] restores it all.
-    pub(super) fn enter_inlined(&mut self, shown: &[usize], this_as: Option<usize>) -> Inlined {
+    /// `shown`, each under the name of the parameter it is read in place as (by slot), none of
+    /// them counts as declared with `let` (so none is moved out), `this` is the variable
+    /// `this_as`, and the changes noted of `shown` start afresh. [`FnCompiler::leave_inlined`]
+    /// restores it all.
+    pub(super) fn enter_inlined(&mut self, shown: &[(usize, ImmutableString)], this_as: Option<usize>) -> Inlined {
         let names = self.names.clone();
         let lets = std::mem::take(&mut self.lets);
         let max = std::mem::replace(&mut self.max, self.names.len());
         for (slot, name) in self.names.iter_mut().enumerate() {
-            if slot > 0 && !shown.contains(&slot) {
-                // No variable is named with the empty string.
-                *name = ImmutableString::new();
-            }
+            // No variable is named with the empty string.
+            *name = shown.iter().find(|(s, _)| *s == slot).map_or_else(ImmutableString::new, |(_, n)| n.clone());
         }
+        let shown: Vec<usize> = shown.iter().map(|(slot, _)| *slot).collect();
         let (written, changed) = (self.written, self.changed);
-        for &slot in shown {
+        for &slot in &shown {
             self.written &= !(1u64 << slot);
             self.changed &= !(1u64 << slot);
         }
@@ -599,7 +599,7 @@ impl<'a> FnCompiler<'a> {
         }
         if let Some(index) = script {
             self.callees.push(index);
-            return self.inline_call(index, On::Nothing, &f.args, pos, |fc| fc.script_call(index, f, pos));
+            return self.script_call(index, f, pos);
         }
         // A native: the first argument, if it is a variable, goes by reference (Rhai makes
         // `push(list, x)` a method call on `list`).

@@ -115,7 +115,7 @@ impl Program {
         let defs: Vec<Shared<ScriptFuncDef>> = ast.iter_fn_def().cloned().collect();
         let index: HashMap<(ImmutableString, usize), usize> =
             defs.iter().enumerate().map(|(i, f)| ((f.name.clone(), f.params.len()), i)).collect();
-        let inlinable = inline::inlinable_functions(&defs, &index);
+        let inlinable = inline::inlinable_functions(&defs);
         let mut building: Vec<Building> = defs
             .iter()
             .map(|f| Building {

@@ -23,7 +23,7 @@
 
 use rhai::{AST, ASTNode, Dynamic, Expr, ImmutableString, Position, Shared, Stmt};
 
-use super::ctx::set;
+use super::ctx::{pop_to, set};
 use super::expr::{FnCompiler, this};
 use super::{C, Eval, Exec};
 
@@ -88,7 +88,7 @@ enum Given {
     Alias(usize, ImmutableString),
     /// An argument, evaluated into the parameter's slot.
     Value(Eval),
-    /// A variable of the caller, copied into the parameter's slot after the other arguments.
+    /// A variable of the caller, copied into the parameter's slot.
     Copy(usize),
 }
 
@@ -179,14 +179,28 @@ impl FnCompiler<'_> {
         };
         Ok(Some((
             Box::new(move |c| {
-                for (slot, g) in &given {
+                // Every argument is evaluated before any goes to its slot: an argument may be
+                // a call compiled in too, whose slots are these.
+                let mark = c.stack.len();
+                for (_, g) in &given {
                     let v = match g {
-                        Given::Value(eval) => eval(c)?.flatten(),
+                        Given::Value(eval) => match eval(c) {
+                            Ok(v) => v.flatten(),
+                            Err(e) => {
+                                pop_to(&mut c.stack, mark);
+                                return Err(e);
+                            }
+                        },
                         Given::Copy(from) => c.slot_ref(*from).clone().flatten(),
-                        Given::Alias(..) => continue,
+                        Given::Alias(..) => Dynamic::UNIT,
                     };
+                    c.stack.push(v);
+                }
+                for (k, (slot, _)) in given.iter().enumerate() {
+                    let v = std::mem::take(&mut c.stack[mark + k]);
                     set(c.slot(*slot), v);
                 }
+                pop_to(&mut c.stack, mark);
                 if let Some(at) = this_at {
                     this(c, at)?;
                 }

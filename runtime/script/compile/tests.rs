@@ -284,7 +284,8 @@ const LIMITS: &[&str] = &[
 /// place) and values, a list the body changes (copied after all), `this` changed in place, the
 /// variable called on given too, the caller's variable given back (not moved out of its slot),
 /// an error inside, `this` in a method and outside one, a loop, a `return`, a parameter
-/// shadowed, a variable given back, recursion to the call-depth limit, the limits inside; and
+/// shadowed, a variable given back, recursion to the call-depth limit, calls compiled in given
+/// as arguments to another (whose slots are the same), the limits inside; and
 /// function calls (`f(x)`, made the ordinary way) beside them.
 const INLINED: &[&str] = &[
     "let x = 1; above_one(x)",
@@ -302,6 +303,8 @@ const INLINED: &[&str] = &[
     "let t = 3; t.this_above_one()",
     "this_above_one()",
     "let x = [1, 2]; let v = 0; let y = v.id_of(x); [x, y]",
+    "let x = 0; x.two(x.one(1), x.one(2))",
+    "let x = 0; x.two(x.one(1), x.two(x.one(2), 3))",
     "let l = [1]; let v = 0; let r = v.pushes_onto(l); [l, r]",
     "let l = [3]; let x = l.keeps(); [l, x]",
     // Methods of several statements, compiled into their calls too.
@@ -354,6 +357,8 @@ fn fails(x) { x + "a" - 1 }
 fn fails_on_this(x) { this + x + "a" - 1 }
 fn outer() { this.this_plus([1]) }
 fn id_of(x) { x }
+fn one(n) { n + 10 }
+fn two(a, b) { [a, b] }
 fn pushes_onto(l) { l.push(1) }
 fn add_all(l) { let t = this; for x in l { t += x; } t }
 fn grow_by(n) { this.push(n); if n > 1 { return this.len(); } 0 }

@@ -23,7 +23,7 @@
 //! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
 //! `index.rs` hands Rhai the indexing of strings, integers and other values, `ops.rs` the
 //! operators and the standard functions computed inline, `memo.rs` the results of calls made
-//! with plain values only, remembered, `inline.rs` the calls of one-expression functions
+//! with plain values only, remembered, `inline.rs` the method calls of small functions
 //! compiled into their callers, `profile.rs` the time each function takes, when asked (`tabula
 //! sim --profile`).
 

@@ -12,9 +12,10 @@
 //! `--seconds`, whichever comes first, so a slow ruleset plays fewer games. Allocations are
 //! counted by this program's own global allocator (around mimalloc, the `tabula` command's):
 //! "after setup" counts from the moment the game is set up and its agents made to the game's end
-//! (what a playout costs a search agent), "with setup" the whole game. A game is timed with its setup. The CPU time per decision is the
-//! thread's own (Linux's `/proc/thread-self/schedstat`; wall time elsewhere): on a shared
-//! machine it moves less than games per second, but compare builds side by side all the same.
+//! (what a playout costs a search agent), "with setup" the whole game. A game is timed with its
+//! setup. The CPU time per decision is the thread's own (Linux's `/proc/thread-self/schedstat`;
+//! wall time elsewhere): on a shared machine it moves less than games per second, but compare
+//! builds side by side all the same.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::rc::Rc;

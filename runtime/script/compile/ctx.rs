@@ -238,19 +238,12 @@ impl<'a> Ctx<'a> {
             pop_to(&mut self.stack, new_base);
             return (Err("internal: a compiled call to a function that is not compiled".into()), this);
         };
-        let result = self.op(pos).and_then(|()| {
-            if self.calls.level > MAX_CALL_LEVELS {
-                return Err(EvalAltResult::ErrorStackOverflow(pos).into());
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
+        if let Err(e) = self.enter_call(pos) {
             let this = std::mem::take(&mut self.stack[new_base]);
             self.take_lent(new_base, lent);
             pop_to(&mut self.stack, new_base);
             return (Err(e), this);
         }
-        self.calls.peak = self.calls.peak.max(self.calls.level);
         // Pushed rather than `resize`d: `resize` clones `()` through `Dynamic::clone`.
         let frame_end = new_base + function.slots;
         while self.stack.len() < frame_end {
@@ -260,12 +253,11 @@ impl<'a> Ctx<'a> {
         let (old_base, old_bound) = (self.base, self.this_bound);
         self.base = new_base;
         self.this_bound = bound;
-        self.calls.level += 1;
         let result = if super::profile::on() { self.run_profiled(f) } else { (function.body)(self) };
         // The callee's own frame is popped; the caller's slots, below it, were reached only
         // through `slot` (its lent handles and `this` are moved out that way).
         self.forget_sizes_from(new_base);
-        self.calls.level -= 1;
+        self.leave_call();
         self.base = old_base;
         self.this_bound = old_bound;
         let this = std::mem::take(&mut self.stack[new_base]);
@@ -314,10 +306,11 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Enters a call compiled into its caller (`inline.rs`) at `pos`, as [`Ctx::enter_lending`]
-    /// enters one: the call counts an operation and a level, checked against the limits.
+    /// Enters a call of a script function at `pos` (made the ordinary way, or compiled into
+    /// its caller: `inline.rs`): the call counts an operation and a level, checked against the
+    /// limits.
     #[inline]
-    pub(super) fn enter_inline(&mut self, pos: Position) -> Res<()> {
+    pub(super) fn enter_call(&mut self, pos: Position) -> Res<()> {
         self.op(pos)?;
         if self.calls.level > MAX_CALL_LEVELS {
             return Err(EvalAltResult::ErrorStackOverflow(pos).into());
@@ -327,9 +320,9 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// Leaves a call [`Ctx::enter_inline`] entered.
+    /// Leaves a call [`Ctx::enter_call`] entered.
     #[inline]
-    pub(super) fn leave_inline(&mut self) {
+    pub(super) fn leave_call(&mut self) {
         self.calls.level -= 1;
     }
 

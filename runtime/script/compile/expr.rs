@@ -295,7 +295,7 @@ impl<'a> FnCompiler<'a> {
     /// them counts as declared with `let` (so none is moved out), `this` is the variable
     /// `this_as`, and the changes noted of `shown` start afresh. [`FnCompiler::leave_inlined`]
     /// restores it all.
-    pub(super) fn enter_inlined(&mut self, shown: &[(usize, ImmutableString)], this_as: Option<usize>) -> Inlined {
+    pub(super) fn enter_inlined(&mut self, shown: &[(usize, ImmutableString)], this_as: usize) -> Inlined {
         let names = self.names.clone();
         let lets = std::mem::take(&mut self.lets);
         let max = std::mem::replace(&mut self.max, self.names.len());
@@ -310,7 +310,7 @@ impl<'a> FnCompiler<'a> {
             self.changed &= !(1u64 << slot);
         }
         self.inlining = true;
-        Inlined { names, written, changed, lets, max, this_as: std::mem::replace(&mut self.this_as, this_as) }
+        Inlined { names, written, changed, lets, max, this_as: self.this_as.replace(this_as) }
     }
 
     /// Ends what [`FnCompiler::enter_inlined`] began (dropping the parameters' and the body's

@@ -1,11 +1,10 @@
 //! Method calls of script functions compiled into their callers.
 //!
 //! A call of a script function costs a frame, its arguments copied or lent and the way back:
-//! about a thousand instructions, more than a body such as `(this.key ?? 0) >=
-//! game.prop(chamber, "need_key")` costs to run. Rulesets are written with many such
-//! functions, named after the rulebook and called on what they look at most
-//! (`faces.pays_entry(game, chamber)`, `game.standing(seat)`), for every option at every
-//! decision. A method call's result is never remembered (`memo.rs` remembers calls written
+//! about a thousand instructions, more than a body such as `(this.coins ?? 0) >=
+//! game.prop(card, "cost")` costs to run. Rulesets are written with many such functions, named
+//! after the rulebook and called on what they look at most (`hand.affords(game, card)`,
+//! `game.standing(seat)`), for every option at every decision. A method call's result is never remembered (`memo.rs` remembers calls written
 //! `f(args)`), so nothing is lost by compiling the function's body into the call, where the
 //! function is small (at most [`MOST_NODES`] nodes of syntax, no closure): the arguments and the
 //! body's variables go to slots of the caller's frame, emptied after the call; where every
@@ -83,12 +82,18 @@ pub(super) enum On {
 }
 
 /// Where a parameter's value comes from.
-enum Given {
+enum Arg {
     /// A variable of the caller, read in place by the body under the parameter's name.
-    Alias(usize, ImmutableString),
-    /// An argument, evaluated into the parameter's slot.
+    InPlace(usize, ImmutableString),
+    /// A value given to the parameter's slot.
+    Given(Given),
+}
+
+/// A value given to a parameter's slot when the call is made.
+enum Given {
+    /// An argument, evaluated.
     Value(Eval),
-    /// A variable of the caller, copied into the parameter's slot.
+    /// A variable of the caller, copied.
     Copy(usize),
 }
 
@@ -136,25 +141,25 @@ impl FnCompiler<'_> {
             plan.push(match arg {
                 Expr::Variable(x, _, _) => {
                     let slot = self.lookup(&x.1)?;
-                    let taken = plan.iter().any(|g| matches!(g, Given::Alias(s, _) if *s == slot));
+                    let taken = plan.iter().any(|a| matches!(a, Arg::InPlace(s, _) if *s == slot));
                     if simple && !taken && slot != target && slot < 64 {
-                        Given::Alias(slot, param.clone())
+                        Arg::InPlace(slot, param.clone())
                     } else {
-                        Given::Copy(slot)
+                        Arg::Given(Given::Copy(slot))
                     }
                 }
-                _ => Given::Value(self.expr(arg)?),
+                _ => Arg::Given(Given::Value(self.expr(arg)?)),
             });
         }
         let shown: Vec<(usize, ImmutableString)> =
-            plan.iter().filter_map(|g| if let Given::Alias(s, n) = g { Some((*s, n.clone())) } else { None }).collect();
+            plan.iter().filter_map(|a| if let Arg::InPlace(s, n) = a { Some((*s, n.clone())) } else { None }).collect();
         let aliases: Vec<usize> = shown.iter().map(|(s, _)| *s).collect();
         // The body, in a scope of its own: the caller's variables hidden but those it reads in
         // place, each other parameter in a new slot, `this` the variable called on.
-        let saved = self.enter_inlined(&shown, Some(target));
+        let saved = self.enter_inlined(&shown, target);
         let mut given = Vec::with_capacity(plan.len());
-        for (param, g) in params.iter().zip(plan) {
-            if !matches!(g, Given::Alias(..)) {
+        for (param, a) in params.iter().zip(plan) {
+            if let Arg::Given(g) = a {
                 given.push((self.declare(param), g));
             }
         }
@@ -192,7 +197,6 @@ impl FnCompiler<'_> {
                             }
                         },
                         Given::Copy(from) => c.slot_ref(*from).clone().flatten(),
-                        Given::Alias(..) => Dynamic::UNIT,
                     };
                     c.stack.push(v);
                 }
@@ -204,9 +208,9 @@ impl FnCompiler<'_> {
                 if let Some(at) = this_at {
                     this(c, at)?;
                 }
-                c.enter_inline(pos)?;
+                c.enter_call(pos)?;
                 let result = body(c);
-                c.leave_inline();
+                c.leave_call();
                 // The slots of the parameters and of the body's variables are emptied, as a
                 // frame is popped.
                 for slot in slots.clone() {

@@ -221,9 +221,7 @@ impl ScriptAgent {
     /// negative answer (letting the game go on, when offered a chance out of turn).
     fn call_choose(&self, hook: crate::rules::HookId, decision: &Decision) -> Result<Option<usize>, crate::Error> {
         let defs = &self.rules;
-        let options =
-            decision.legal().iter().map(|a| rhai::Dynamic::from_map(crate::script::action_map(defs, a))).collect();
-        let index = defs.scripts.call_agent(hook, decision.game().state(), decision.seat(), options)?;
+        let index = defs.scripts.call_agent(hook, decision.game().state(), decision.seat(), decision.legal())?;
         if index < 0 {
             return Ok(None);
         }

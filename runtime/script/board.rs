@@ -80,6 +80,71 @@ pub(super) fn graph_count_within(
     with_steps(defs, &names.distances_from, from, false, walked, count)
 }
 
+/// `influence(sources)`: an influence map of the board graph. Each source `[from, weight,
+/// reach]` (or `[from, weight, reach, divisor]`) gives every zone at most `reach` edges from
+/// `from` (as `distance` walks, respecting `one_way`) `weight * (reach + 1 - d) / divisor`, `d`
+/// its distance (integer arithmetic, divided per source; the divisor is 1 unless given); the map
+/// gives each zone some source reaches the sum of what the sources give it. What an agent
+/// computes with a loop of `distance` calls over sources and spaces (how much a guard is wanted
+/// on each space, near the pawns it could chase), in one call: the distances from each source
+/// are walked once and kept in `names`, as `count_within` keeps them. `walked` is told of each
+/// walk, for the caller to charge it.
+pub(super) fn graph_influence(
+    defs: &Defs,
+    names: &super::names::Names,
+    sources: &Array,
+    zone: impl Fn(&str) -> RhaiResult<ZoneId>,
+    walked: impl Fn() -> RhaiResult<()>,
+) -> RhaiResult<Map> {
+    let mut sums: Vec<Option<i64>> = vec![None; defs.zone_names.len()];
+    for source in sources {
+        let (from, weight, reach, divisor) = influence_source(source, &zone)?;
+        with_steps(defs, &names.distances_from, from, false, &walked, |steps| {
+            for (z, &d) in steps.iter().enumerate() {
+                let d = i64::from(d);
+                if d < 0 || d > reach {
+                    continue;
+                }
+                let share = (reach - d).checked_add(1).and_then(|n| weight.checked_mul(n)).map(|v| v / divisor);
+                let sum = share.and_then(|v| sums[z].unwrap_or(0).checked_add(v));
+                sums[z] = Some(sum.ok_or("influence: the sums pass the largest integer")?);
+            }
+            Ok(())
+        })?;
+    }
+    let mut out = Map::new();
+    for (z, sum) in sums.into_iter().enumerate() {
+        if let Some(sum) = sum {
+            out.insert(defs.zone_names[z].as_str().into(), Dynamic::from_int(sum));
+        }
+    }
+    Ok(out)
+}
+
+/// One source of [`graph_influence`]: its zone, weight, reach and divisor.
+fn influence_source(
+    source: &Dynamic,
+    zone: &impl Fn(&str) -> RhaiResult<ZoneId>,
+) -> RhaiResult<(ZoneId, i64, i64, i64)> {
+    let shape = || {
+        fail(format!("influence: a source is [zone, weight, reach] or [zone, weight, reach, divisor], not {source}"))
+    };
+    let Some(items) = source.read_lock::<Array>() else { return shape() };
+    let ints: Option<Vec<i64>> = items.iter().skip(1).map(|v| v.as_int().ok()).collect();
+    let (Some(name), Some(ints)) = (items.first().and_then(|v| v.read_lock::<ImmutableString>()), ints) else {
+        return shape();
+    };
+    let (weight, reach, divisor) = match ints[..] {
+        [weight, reach] => (weight, reach, 1),
+        [weight, reach, divisor] => (weight, reach, divisor),
+        _ => return shape(),
+    };
+    if divisor <= 0 {
+        return fail(format!("influence: the divisor must be 1 or more, not {divisor} (in {source})"));
+    }
+    Ok((zone(&name)?, weight, reach, divisor))
+}
+
 /// Runs `f` on the distances from every zone to `zone` (`towards`) or from `zone` to every zone
 /// (-1: unreachable), kept in `kept` after the first walk (`walked` is told of it, for the
 /// caller to charge it).

@@ -187,6 +187,7 @@ impl Scripts {
             handle: Cell::new(None),
             view_handle: Cell::new(None),
             args_maps: Default::default(),
+            option_maps: Default::default(),
             touched: Rc::default(),
             listing: Cell::new(false),
             kept_copy: Cell::new(false),

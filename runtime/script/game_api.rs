@@ -8,7 +8,8 @@ use std::rc::Rc;
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::board::{
-    Filter, FilterArg, filters, graph_count_within, graph_distance, graph_distances, link_names, linked, nearest, tally,
+    Filter, FilterArg, filters, graph_count_within, graph_distance, graph_distances, graph_influence, link_names,
+    linked, nearest, tally,
 };
 use super::grid::{CELL_WORK, Grid, Rule, side_names};
 use super::names::Names;
@@ -740,6 +741,12 @@ pub(super) fn register(engine: &mut Registry) {
             .map(Dynamic::from_int),
         ),
         _ => None,
+    });
+    engine.register_fn("influence", |g: &mut GameApi, sources: Array| -> RhaiResult<Map> {
+        // Each source adds to the zones it reaches: work in the number of zones.
+        g.charge(sources.len().saturating_mul(g.defs.zone_names.len()))?;
+        let walk = || g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()));
+        graph_influence(&g.defs, &g.names, &sources, |name| g.zone(name), walk)
     });
     engine.register_fn("distances", |g: &mut GameApi, from: &str, most: i64| -> RhaiResult<Map> {
         g.charge(g.defs.edges.len().saturating_mul(g.defs.zone_names.len()))?;

@@ -40,7 +40,7 @@ pub use compile::profile;
 use game_api::GameApi;
 #[cfg(feature = "script-signatures")]
 pub use signatures::{NativeFunction, native_functions};
-pub(crate) use values::{action_map, from_value, map_action, map_option};
+pub(crate) use values::{from_value, map_action, map_option};
 use view_api::SeatView;
 
 /// Most operations one hook call may perform before it is stopped as a runaway.
@@ -138,6 +138,8 @@ pub(crate) struct Scripts {
     view_handle: Cell<Option<Dynamic>>,
     /// The maps of action arguments given back by compiled hooks, for the next call.
     args_maps: values::ArgsMaps,
+    /// The maps of options compiled `choose` agents were given, for the next decision.
+    option_maps: values::OptionMaps,
     /// Whether a native changed the state in the cell (see `GameApi::touched`).
     touched: Rc<Cell<bool>>,
     /// Whether a listing of options is under way (see [`Scripts::listing`]).
@@ -329,9 +331,20 @@ impl Scripts {
     /// Asks an agent written in the scripts to choose among `options` for `seat`. The agent sees
     /// the game through a `View` handle that shows only what the seat may know; it works on a
     /// copy of the state, so it cannot change the game.
-    pub(crate) fn call_agent(&self, hook: HookId, state: &State, seat: SeatId, options: Array) -> Result<i64, Error> {
+    pub(crate) fn call_agent(
+        &self,
+        hook: HookId,
+        state: &State,
+        seat: SeatId,
+        options: &[Action],
+    ) -> Result<i64, Error> {
         let name = &self.defs.hooks[hook as usize].name;
-        self.call_view(hook, state, seat, Some(options))?.as_int().map_err(|t| {
+        let maps = self.option_maps.build(&self.defs, options);
+        let (answer, back) = self.call_view(hook, state, seat, Some(maps));
+        if let Some(maps) = back.and_then(|maps| maps.try_cast::<Array>()) {
+            self.option_maps.keep(options, maps);
+        }
+        answer?.as_int().map_err(|t| {
             Error::Script(Box::new(Diagnostic::new(format!(
                 "agent `{name}` must return the index of an option, not a {t}"
             ))))
@@ -341,10 +354,18 @@ impl Scripts {
     /// Asks an agent written in the scripts for the action `seat` takes (a map, or `()` to
     /// wait), seeing the game as `call_agent` does.
     pub(crate) fn call_agent_act(&self, hook: HookId, state: &State, seat: SeatId) -> Result<Dynamic, Error> {
-        self.call_view(hook, state, seat, None)
+        self.call_view(hook, state, seat, None).0
     }
 
-    fn call_view(&self, hook: HookId, state: &State, seat: SeatId, options: Option<Array>) -> Result<Dynamic, Error> {
+    /// Calls agent `hook` with `seat`'s view and the options, if any; compiled, it gives back
+    /// the options as the agent left them.
+    fn call_view(
+        &self,
+        hook: HookId,
+        state: &State,
+        seat: SeatId,
+        options: Option<Array>,
+    ) -> (Result<Dynamic, Error>, Option<Dynamic>) {
         let name = &self.defs.hooks[hook as usize].name;
         self.kept_copy.set(false);
         self.cell.borrow_mut().copy_for_scratch(state);
@@ -364,11 +385,11 @@ impl Scripts {
                 Some(mut kept) => kept.seat = seat,
                 None => handle = Dynamic::from(view()),
             }
-            let (result, back, _) = program.run_hook(&self.engine, f, handle, extra);
+            let (result, back, extra) = program.run_hook(&self.engine, f, handle, extra);
             if let Some(back) = back.filter(|h| h.is::<SeatView>()) {
                 self.view_handle.set(Some(back));
             }
-            return result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))));
+            return (result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e)))), extra);
         }
         let view = view();
         let call_options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
@@ -381,7 +402,7 @@ impl Scripts {
             }
             None => self.engine.call_fn_with_options::<Dynamic>(call_options, scope, &self.ast, name, (view,)),
         };
-        result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e))))
+        (result.map_err(|e| Error::Script(Box::new(self.diagnose(name, &e)))), None)
     }
 
     /// Everything a script agent of `seat` can read through its `View` handle, as text: every

@@ -186,6 +186,77 @@ impl ArgsMaps {
     }
 }
 
+/// The maps of the options given to `choose` agents, kept per action after the agent's call for
+/// the next decision's options: an agent is given every option as a map at every decision, and
+/// filling in a kept map with the right keys costs less than building one and dropping it after
+/// the call. A map the agent changed in kind (keys added or removed, made read only) is not
+/// reused.
+#[derive(Default)]
+pub(crate) struct OptionMaps(RefCell<Vec<Vec<Dynamic>>>);
+
+/// At most this many kept maps per action (per thread): as many as a decision lists options of
+/// one action, within reason.
+const OPTION_MAPS_PER_ACTION: usize = 256;
+
+impl OptionMaps {
+    /// The options `actions` as maps, as `action_map` builds them.
+    pub(crate) fn build(&self, defs: &Defs, actions: &[Action]) -> Array {
+        let mut kept = self.0.borrow_mut();
+        let mut take = |a: &Action| kept.get_mut(a.action as usize).and_then(Vec::pop);
+        let mut option = |a: &Action| {
+            if let Some(mut map) = take(a)
+                && refill_option(defs, a, &mut map)
+            {
+                return map;
+            }
+            Dynamic::from_map(action_map(defs, a))
+        };
+        actions.iter().map(&mut option).collect()
+    }
+
+    /// Keeps the maps of `options` (built by [`OptionMaps::build`] for `actions`, as the agent
+    /// left them) for the next decision.
+    pub(crate) fn keep(&self, actions: &[Action], options: Array) {
+        let mut kept = self.0.borrow_mut();
+        for (a, map) in actions.iter().zip(options) {
+            // Values are never shared: rhai's closures are turned off (feature `no_closure`).
+            if !map.is_map() || map.is_read_only() {
+                continue;
+            }
+            let at = a.action as usize;
+            if kept.len() <= at {
+                kept.resize_with(at + 1, Vec::new);
+            }
+            if kept[at].len() < OPTION_MAPS_PER_ACTION {
+                kept[at].push(map);
+            }
+        }
+    }
+}
+
+/// Fills in a kept map with `action` as an option, if it has exactly the keys `action_map`
+/// gives: the same map as a new one, values and tag. The action's name is written only where
+/// the map holds another (most kept maps were the same action's).
+fn refill_option(defs: &Defs, action: &Action, map: &mut Dynamic) -> bool {
+    map.set_tag(0);
+    let Some(mut map) = map.write_lock::<Map>() else { return false };
+    let def = &defs.actions[action.action as usize];
+    // `action_map` writes the name first, and a parameter of the same name over it.
+    let mut filled = usize::from(def.params.iter().all(|p| p.name != "action"));
+    if filled == 1 {
+        let Some(slot) = map.get_mut("action") else { return false };
+        if !slot.as_immutable_string_ref().is_ok_and(|name| name.as_str() == def.name) {
+            *slot = Dynamic::from(ImmutableString::from(def.name.as_str()));
+        }
+    }
+    for (p, v) in def.params.iter().zip(&action.args) {
+        let Some(slot) = map.get_mut(p.name.as_str()) else { return false };
+        *slot = from_value(defs, &p.domain, v);
+        filled += 1;
+    }
+    filled == map.len()
+}
+
 /// Fills in a kept map with `action`'s arguments, if it has exactly the keys `args_map` gives:
 /// the same map as a new one, values and tag. A map with other keys is left half filled, for
 /// the caller to drop.
@@ -212,6 +283,21 @@ pub(super) fn register_helpers(engine: &mut Registry) {
             })
         };
         list.iter().position(matches).map_or(-1, |i| i as i64)
+    });
+
+    // For each word a map of `list` holds at `key`, the index of the first map holding it:
+    // `options.first_indices("action")` tells at once which kinds of option there are and where
+    // each begins, where a chain of `index_matching` calls walks the list once per kind.
+    engine.register_fn("first_indices", |list: &mut Array, key: ImmutableString| -> Map {
+        let mut out = Map::new();
+        for (i, item) in list.iter().enumerate() {
+            let Some(map) = item.read_lock::<Map>() else { continue };
+            let Some(word) = map.get(key.as_str()).and_then(|v| v.read_lock::<ImmutableString>()) else { continue };
+            if !out.contains_key(word.as_str()) {
+                out.insert(word.as_str().into(), Dynamic::from_int(i as i64));
+            }
+        }
+        out
     });
 
     // `list.contains(x)`, `x in list` and `list.index_of(x)` for numbers and words, compared

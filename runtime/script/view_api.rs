@@ -6,7 +6,8 @@ use std::rc::Rc;
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::board::{
-    Filter, FilterArg, filters, graph_count_within, graph_distance, graph_distances, link_names, linked, nearest, tally,
+    Filter, FilterArg, filters, graph_count_within, graph_distance, graph_distances, graph_influence, link_names,
+    linked, nearest, tally,
 };
 use super::game_api::{piece_named, prop_dynamic, team_of};
 use super::grid::{Grid, Rule};
@@ -297,6 +298,9 @@ pub(super) fn register(engine: &mut Registry) {
             })
         })()),
         _ => None,
+    });
+    engine.register_fn("influence", |v: &mut SeatView, sources: Array| -> RhaiResult<Map> {
+        graph_influence(&v.defs, &v.names, &sources, |name| v.zone(name), || Ok(()))
     });
     engine.register_fn("count_within", |v: &mut SeatView, from: &str, most: i64, zones: Array| -> RhaiResult<i64> {
         graph_count_within(&v.defs, &v.names, v.zone(from)?, most, &zones, |name| v.zone(name), || Ok(()))

@@ -1,6 +1,7 @@
 //! Zones as a board graph (tests/fixtures/graph): the links of a zone in both directions with
 //! their kinds, distances along the graph within a bound and between two zones, how many of a
-//! list of zones lie within a bound (`count_within`), and `go_to`
+//! list of zones lie within a bound (`count_within`), influence maps (`influence`), where each
+//! kind of option begins in a list of maps (`first_indices`), and `go_to`
 //! (the name scripts use for `goto`, a reserved word of Rhai).
 
 use std::rc::Rc;
@@ -44,6 +45,17 @@ fn links_distances_and_go_to() {
             // drop and e unreachable; within 1 of c: b twice, c and d (not a: the drop leads
             // only down); none of an empty list.
             "within [4, 1, 4, 0]",
+            // Sums over the sources: c gets a's 10 and d's 6 / 4; none from no source.
+            r#"influence ["a=30", "b=20", "c=11", "d=3"] 0"#,
+            // What influence refuses, each with its message.
+            "influence: the divisor must be 1 or more, not 0 (in [\"a\", 1, 1, 0])",
+            "influence: a source is [zone, weight, reach] or [zone, weight, reach, divisor], not [\"a\", 1]",
+            "influence: a source is [zone, weight, reach] or [zone, weight, reach, divisor], not [1, 1, 1]",
+            "no zone named `nowhere`",
+            "influence: a source is [zone, weight, reach] or [zone, weight, reach, divisor], not 4",
+            "influence: the sums pass the largest integer",
+            // Where each kind of option begins.
+            r#"first ["end_turn", "play", "roll"] [5, 1, 0]"#,
             "after",
         ]
     );

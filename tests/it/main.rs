@@ -7,6 +7,7 @@
 //! Run one module with `cargo test --test it logs::`. Snapshots live in `tests/it/snapshots/`,
 //! named `it__<module>__<test>.snap`.
 
+mod agent_options;
 mod balance;
 mod blackgate;
 mod board_graph;

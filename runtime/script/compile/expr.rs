@@ -60,6 +60,7 @@ const READING_NATIVES: &[&str] = &[
     "ends_with",
     "sub_string",
     "index_matching",
+    "first_indices",
 ];
 
 /// The parameters (bit k: parameter k, at most 8) of a function with `slots` slots (`this`

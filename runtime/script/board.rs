@@ -85,8 +85,8 @@ pub(super) fn graph_count_within(
 /// `from` (as `distance` walks, respecting `one_way`) `weight * (reach + 1 - d) / divisor`, `d`
 /// its distance (integer arithmetic, divided per source; the divisor is 1 unless given); the map
 /// gives each zone some source reaches the sum of what the sources give it. What an agent
-/// computes with a loop of `distance` calls over sources and spaces (how much a guard is wanted
-/// on each space, near the pawns it could chase), in one call: the distances from each source
+/// computes with a loop of `distance` calls over sources and spaces (how much a piece is wanted
+/// on each space, near the pieces it could chase), in one call: the distances from each source
 /// are walked once and kept in `names`, as `count_within` keeps them. `walked` is told of each
 /// walk, for the caller to charge it.
 pub(super) fn graph_influence(

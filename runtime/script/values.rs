@@ -77,8 +77,8 @@ pub(crate) fn action_map(defs: &Defs, action: &Action) -> Map {
     let def = &defs.actions[action.action as usize];
     let mut map = Map::new();
     map.insert("action".into(), Dynamic::from(ImmutableString::from(def.name.as_str())));
-    for (p, v) in def.params.iter().zip(&action.args) {
-        map.insert(p.name.as_str().into(), from_value(defs, &p.domain, v));
+    for (name, value) in param_entries(defs, action) {
+        map.insert(name.into(), value);
     }
     map
 }
@@ -134,13 +134,28 @@ pub(crate) fn map_option(
     Ok((Action { seat, action, args }, left_out))
 }
 
+/// An action's parameters by name, with their values as scripts see them.
+fn param_entries<'a>(defs: &'a Defs, action: &'a Action) -> impl Iterator<Item = (&'a str, Dynamic)> + 'a {
+    let def = &defs.actions[action.action as usize];
+    def.params.iter().zip(&action.args).map(|(p, v)| (p.name.as_str(), from_value(defs, &p.domain, v)))
+}
+
 /// The entries of the map of an action's arguments that `apply` and `legal` hooks receive: each
 /// parameter by name, and `seat`.
 fn args_entries<'a>(defs: &'a Defs, action: &'a Action) -> impl Iterator<Item = (&'a str, Dynamic)> + 'a {
-    let def = &defs.actions[action.action as usize];
     let seat = Dynamic::from(defs.seat_names[action.seat as usize].clone());
-    let params = def.params.iter().zip(&action.args).map(|(p, v)| (p.name.as_str(), from_value(defs, &p.domain, v)));
-    params.chain(std::iter::once(("seat", seat)))
+    param_entries(defs, action).chain(std::iter::once(("seat", seat)))
+}
+
+/// Writes `entries` into the places of a kept map that has their keys: how many it wrote, or
+/// `None` where the map lacks one (it is then left half filled, for the caller to drop).
+fn fill_in<'a>(map: &mut Map, entries: impl Iterator<Item = (&'a str, Dynamic)>) -> Option<usize> {
+    let mut filled = 0;
+    for (name, value) in entries {
+        *map.get_mut(name)? = value;
+        filled += 1;
+    }
+    Some(filled)
 }
 
 /// An action's arguments as the map `apply` and `legal` hooks receive (see `args_entries`).
@@ -242,19 +257,14 @@ fn refill_option(defs: &Defs, action: &Action, map: &mut Dynamic) -> bool {
     let Some(mut map) = map.write_lock::<Map>() else { return false };
     let def = &defs.actions[action.action as usize];
     // `action_map` writes the name first, and a parameter of the same name over it.
-    let mut filled = usize::from(def.params.iter().all(|p| p.name != "action"));
-    if filled == 1 {
+    let named = def.params.iter().all(|p| p.name != "action");
+    if named {
         let Some(slot) = map.get_mut("action") else { return false };
         if !slot.as_immutable_string_ref().is_ok_and(|name| name.as_str() == def.name) {
             *slot = Dynamic::from(ImmutableString::from(def.name.as_str()));
         }
     }
-    for (p, v) in def.params.iter().zip(&action.args) {
-        let Some(slot) = map.get_mut(p.name.as_str()) else { return false };
-        *slot = from_value(defs, &p.domain, v);
-        filled += 1;
-    }
-    filled == map.len()
+    fill_in(&mut map, param_entries(defs, action)).is_some_and(|n| usize::from(named) + n == map.len())
 }
 
 /// Fills in a kept map with `action`'s arguments, if it has exactly the keys `args_map` gives:
@@ -263,13 +273,7 @@ fn refill_option(defs: &Defs, action: &Action, map: &mut Dynamic) -> bool {
 fn refill(defs: &Defs, action: &Action, map: &mut Dynamic) -> bool {
     map.set_tag(0);
     let Some(mut map) = map.write_lock::<Map>() else { return false };
-    let mut filled = 0;
-    for (name, value) in args_entries(defs, action) {
-        let Some(slot) = map.get_mut(name) else { return false };
-        *slot = value;
-        filled += 1;
-    }
-    filled == map.len()
+    fill_in(&mut map, args_entries(defs, action)) == Some(map.len())
 }
 
 /// Helpers on plain script values, for agents reading their options.

@@ -87,15 +87,23 @@ pub(crate) struct Ctx<'a> {
     pub(super) lent_back: std::mem::ManuallyDrop<[Dynamic; 8]>,
     /// Which places of `lent_back` were ever filled (bit k: place k), to release only those.
     lent_filled: u8,
-    /// The data sizes of the list in one slot of the stack (its index from the bottom), known
-    /// since the last `list += item` on it (see [`Ctx::take_sized`]): the next push then adds
-    /// the item's sizes instead of walking the whole list again, which made building a list of
-    /// options item by item cost the square of its length. Forgotten whenever that slot may be
-    /// written otherwise: at each access to it through [`Ctx::slot`], when a function is entered
-    /// or left above it, and when a native is given it by reference
-    /// (`NativeSite::call_on_slot`).
-    sized: Option<(usize, Sizes)>,
+    /// The data sizes of the lists in up to two slots of the stack (their indices from the
+    /// bottom), the one pushed onto last first, known since the last `list += item` on each (see
+    /// [`Ctx::take_sized`]): the next push then adds the item's sizes instead of walking the
+    /// whole list again, which made building a list of options item by item cost the square of
+    /// its length. Two, because a listing often builds two lists in one loop (the steps of each
+    /// piece, and the pieces that may also be recalled): with one, each push onto the one made
+    /// the next onto the other walk its whole list. Forgotten whenever that slot may be written
+    /// otherwise: at each access to it through [`Ctx::slot`], when a function is entered or left
+    /// above it, and when a native is given it by reference (`NativeSite::call_on_slot`).
+    /// `sized_at[k]` is [`NOWHERE`] where place k holds nothing: forgetting a slot's sizes, done
+    /// at every write of a variable, is then two comparisons.
+    sized_at: [usize; 2],
+    sized: [Sizes; 2],
 }
+
+/// The place of [`Ctx::sized_at`] that holds no slot's sizes.
+const NOWHERE: usize = usize::MAX;
 
 thread_local! {
     /// Frames kept between hook calls, so that a call allocates no stack.
@@ -128,7 +136,8 @@ impl<'a> Ctx<'a> {
             extra_back: None,
             lent_back: std::mem::ManuallyDrop::new(Default::default()),
             lent_filled: 0,
-            sized: None,
+            sized_at: [NOWHERE; 2],
+            sized: [Sizes::default(); 2],
         }
     }
 
@@ -173,12 +182,12 @@ impl<'a> Ctx<'a> {
         let at = self.base + slot;
         // The sizes known of another slot stay known: `i += 1` between two pushes onto a list
         // leaves the list's sizes as they were.
-        let known = match self.sized {
-            Some((s, sizes)) if s == at => {
-                self.sized = None;
-                Some(sizes)
+        let known = match self.sized_at.iter().position(|&s| s == at) {
+            Some(k) => {
+                self.sized_at[k] = NOWHERE;
+                Some(self.sized[k])
             }
-            _ => None,
+            None => None,
         };
         (std::mem::take(&mut self.stack[at]), known)
     }
@@ -189,7 +198,14 @@ impl<'a> Ctx<'a> {
         let at = self.base + slot;
         set(&mut self.stack[at], value);
         if let Some(sizes) = sizes {
-            self.sized = Some((at, sizes));
+            // The other slot's sizes, if any, move to second place (`take_sized` emptied this
+            // slot's place); the older of two others is forgotten.
+            if self.sized_at[0] != NOWHERE {
+                self.sized_at[1] = self.sized_at[0];
+                self.sized[1] = self.sized[0];
+            }
+            self.sized_at[0] = at;
+            self.sized[0] = sizes;
         }
     }
 
@@ -371,16 +387,21 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub(super) fn forget_sizes(&mut self, slot: usize) {
         let at = self.base + slot;
-        if matches!(self.sized, Some((s, _)) if s == at) {
-            self.sized = None;
+        for s in &mut self.sized_at {
+            if *s == at {
+                *s = NOWHERE;
+            }
         }
     }
 
     /// Forgets the data sizes known of any slot from `at` (on the stack) up.
     #[inline]
     fn forget_sizes_from(&mut self, at: usize) {
-        if matches!(self.sized, Some((s, _)) if s >= at) {
-            self.sized = None;
+        // `NOWHERE` is above every slot: made `NOWHERE` again.
+        for s in &mut self.sized_at {
+            if *s >= at {
+                *s = NOWHERE;
+            }
         }
     }
 

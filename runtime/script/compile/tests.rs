@@ -256,6 +256,11 @@ const LIMITS: &[&str] = &[
     "let l = [[]]; loop { l += [[1]]; l[0] += [1, 2, 3]; }",
     "let l = []; loop { l += [#{ s: \"0123456789\" }]; l[0].s += \"0123456789\"; }",
     "let l = []; let k = []; loop { l += []; k += [l.len()]; l += k; }",
+    // Pushes onto two and three lists in turn (the sizes of two are kept, see `Ctx::sized`).
+    "let l = []; let k = []; loop { l += \"0123456789\"; k += 1; }",
+    "let l = []; let k = []; loop { k += [1]; l += \"0123456789\"; }",
+    "let l = []; let k = []; let m = []; loop { l += \"0123456789\"; k += \"0123456789\"; m += 1; }",
+    "let l = []; let k = []; loop { l += 1; k += l; }",
     // An integer or another list changed between two pushes (the list's sizes stay known).
     "let l = []; let i = 0; loop { l += \"0123456789\"; i += 1; l.push(i); }",
     "let l = []; let k = []; loop { l.push(\"0123456789\"); k += 1; l += [k.len()]; k = l; }",

@@ -438,20 +438,8 @@ impl<'a> FnCompiler<'a> {
                     Ok(Dynamic::from_map(map))
                 })
             }
-            Expr::And(list, _) | Expr::Or(list, _) => {
-                let is_and = matches!(e, Expr::And(..));
-                let parts = list.iter().map(|x| Ok((self.expr(x)?, x.position()))).collect::<C<Vec<_>>>()?;
-                Box::new(move |c| {
-                    for (part, pos) in &parts {
-                        let v = part(c)?;
-                        let b = v.as_bool().map_err(|t| super::mismatch(c.engine, "bool", t, *pos))?;
-                        if b != is_and {
-                            return Ok(Dynamic::from_bool(b));
-                        }
-                    }
-                    Ok(Dynamic::from_bool(is_and))
-                })
-            }
+            // Each part a boolean (see `test.rs`), the first that decides giving the value.
+            Expr::And(..) | Expr::Or(..) => super::test::as_value(self.test(e, e.position())?),
             Expr::Coalesce(list, _) => {
                 let parts = list.iter().map(|x| self.expr(x)).collect::<C<Vec<_>>>()?;
                 Box::new(move |c| {
@@ -665,7 +653,7 @@ impl<'a> FnCompiler<'a> {
             [a, b] => {
                 let op = Op::from_syntax(&name);
                 let (a, b) = (self.operand(a)?, self.operand(b)?);
-                let binary = Binary { op, site: self.native_site(&name, 2, pos), joins: ops::Joins::default() };
+                let binary = self.binary(&name, pos);
                 // The commonest operations, `count(...) > 0` or `position == 3`, have an integer
                 // constant on the right: an integer on the left is computed here, at once.
                 if let Operand::Constant(k) = &b
@@ -719,8 +707,13 @@ impl<'a> FnCompiler<'a> {
         }
     }
 
+    /// The site of binary operator `name` at `pos`.
+    pub(super) fn binary(&self, name: &ImmutableString, pos: Position) -> Binary {
+        Binary { op: Op::from_syntax(name), site: self.native_site(name, 2, pos), joins: ops::Joins::default() }
+    }
+
     /// An operator's operand: a constant or a variable is read in place.
-    fn operand(&mut self, e: &Expr) -> C<Operand> {
+    pub(super) fn operand(&mut self, e: &Expr) -> C<Operand> {
         if let Some(v) = literal(e) {
             return Ok(Operand::Constant(v));
         }
@@ -753,20 +746,20 @@ impl<'a> FnCompiler<'a> {
 
 /// An operand of a binary operator (see [`FnCompiler::operand`]).
 /// A binary operator's site: computed inline where `ops` can, else by Rhai's native.
-struct Binary {
+pub(super) struct Binary {
     op: Op,
     site: NativeSite,
     joins: ops::Joins,
 }
 
 /// An operand's value for [`Binary::run`]: computed, or a constant or variable read in place.
-enum Side<'a> {
+pub(super) enum Side<'a> {
     Computed(Dynamic),
     At(&'a Operand),
 }
 
 impl Side<'_> {
-    fn read<'c>(&'c self, c: &'c Ctx) -> &'c Dynamic {
+    pub(super) fn read<'c>(&'c self, c: &'c Ctx) -> &'c Dynamic {
         match self {
             Side::Computed(v) => v,
             Side::At(operand) => operand.read(c),
@@ -780,7 +773,7 @@ impl Side<'_> {
         }
     }
 
-    fn release(self) {
+    pub(super) fn release(self) {
         if let Side::Computed(v) = self {
             release(v);
         }
@@ -789,7 +782,7 @@ impl Side<'_> {
 
 impl Binary {
     /// `x op y`, computed inline where `ops` can, else by Rhai's native.
-    fn run(&self, c: &mut Ctx, x: Side, y: Side) -> Res<Dynamic> {
+    pub(super) fn run(&self, c: &mut Ctx, x: Side, y: Side) -> Res<Dynamic> {
         let inline = {
             let (x, y) = (x.read(c), y.read(c));
             let joined = if self.op == Op::Add { self.joins.add(x, y) } else { None };
@@ -840,7 +833,7 @@ impl Join {
     }
 }
 
-enum Operand {
+pub(super) enum Operand {
     Constant(Dynamic),
     Slot(usize),
     Code(Eval),
@@ -849,7 +842,7 @@ enum Operand {
 impl Operand {
     /// The value of a constant or a variable, where it is (`()` for code, which is evaluated
     /// instead).
-    fn read<'c>(&'c self, c: &'c Ctx) -> &'c Dynamic {
+    pub(super) fn read<'c>(&'c self, c: &'c Ctx) -> &'c Dynamic {
         match self {
             Operand::Constant(v) => v,
             Operand::Slot(s) => c.slot_ref(*s),

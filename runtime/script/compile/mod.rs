@@ -39,6 +39,7 @@ mod memo;
 mod ops;
 pub mod profile;
 mod stmt;
+mod test;
 #[cfg(test)]
 mod tests;
 

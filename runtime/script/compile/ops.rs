@@ -82,7 +82,7 @@ pub(super) fn ints(op: Op, a: i64, b: i64) -> Option<Dynamic> {
 
 /// `a op b` for the six comparisons, on values of one ordered kind (numbers, texts).
 #[inline]
-fn compare<T: PartialOrd + ?Sized>(op: Op, a: &T, b: &T) -> Option<bool> {
+pub(super) fn compare<T: PartialOrd + ?Sized>(op: Op, a: &T, b: &T) -> Option<bool> {
     Some(match op {
         Op::Eq => a == b,
         Op::Ne => a != b,

@@ -70,18 +70,6 @@ fn unit() -> Exec {
     Box::new(|_| Ok(Flow::Value(Dynamic::UNIT)))
 }
 
-/// A condition's value, which must be a boolean.
-fn condition(c: &mut Ctx, cond: &Eval, pos: Position) -> Res<bool> {
-    let v = cond(c)?;
-    match v.as_bool() {
-        Ok(b) => {
-            release(v);
-            Ok(b)
-        }
-        Err(t) => Err(super::mismatch(c.engine, "bool", t, pos)),
-    }
-}
-
 impl FnCompiler<'_> {
     /// A block: its statements in a scope of their own; its value is the last one's.
     pub(super) fn block(&mut self, stmts: &[Stmt]) -> C<Exec> {
@@ -160,24 +148,24 @@ impl FnCompiler<'_> {
             Stmt::Assignment(x) => self.assignment(&x.0, &x.1)?,
             Stmt::Block(b) => self.block(b.statements())?,
             Stmt::If(x, pos) => {
-                let (cond, cond_pos) = (self.expr(&x.expr)?, x.expr.position());
+                let cond = self.test(&x.expr, x.expr.position())?;
                 let body = self.block(x.body.statements())?;
                 let branch = self.block(x.branch.statements())?;
                 let pos = *pos;
                 Box::new(move |c| {
                     c.op(pos)?;
-                    if condition(c, &cond, cond_pos)? { body(c) } else { branch(c) }
+                    if cond(c)? { body(c) } else { branch(c) }
                 })
             }
             Stmt::While(x, pos) => {
                 let forever = matches!(x.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..));
-                let (cond, cond_pos) = (self.expr(&x.expr)?, x.expr.position());
+                let cond = self.test(&x.expr, x.expr.position())?;
                 let body = self.block(x.body.statements())?;
                 let pos = *pos;
                 Box::new(move |c| {
                     c.op(pos)?;
                     loop {
-                        if !forever && !condition(c, &cond, cond_pos)? {
+                        if !forever && !cond(c)? {
                             return Ok(Flow::Value(Dynamic::UNIT));
                         }
                         if let Some(end) = round(c, &body, pos)? {
@@ -188,7 +176,7 @@ impl FnCompiler<'_> {
             }
             Stmt::Do(x, flags, pos) => {
                 let is_while = !flags.contains(ASTFlags::NEGATED);
-                let (cond, cond_pos) = (self.expr(&x.expr)?, x.expr.position());
+                let cond = self.test(&x.expr, x.expr.position())?;
                 let body = self.block(x.body.statements())?;
                 let pos = *pos;
                 Box::new(move |c| {
@@ -197,7 +185,7 @@ impl FnCompiler<'_> {
                         if let Some(end) = round(c, &body, pos)? {
                             return Ok(end);
                         }
-                        if condition(c, &cond, cond_pos)? ^ is_while {
+                        if cond(c)? ^ is_while {
                             return Ok(Flow::Value(Dynamic::UNIT));
                         }
                     }
@@ -418,7 +406,7 @@ impl FnCompiler<'_> {
         for e in &cases.expressions {
             let cond = match &e.lhs {
                 Expr::BoolConstant(b, _) => CaseCondition::Always(*b),
-                other => CaseCondition::Test(self.expr(other)?, other.position()),
+                other => CaseCondition::Test(self.test(other, other.position())?),
             };
             arms.push((cond, self.expr(&e.rhs)?));
         }
@@ -504,14 +492,14 @@ fn each_lent(
 /// A `switch` case's condition.
 enum CaseCondition {
     Always(bool),
-    Test(Eval, Position),
+    Test(super::test::Test),
 }
 
 impl CaseCondition {
     fn holds(&self, c: &mut Ctx) -> Res<bool> {
         match self {
             CaseCondition::Always(b) => Ok(*b),
-            CaseCondition::Test(e, pos) => condition(c, e, *pos),
+            CaseCondition::Test(test) => test(c),
         }
     }
 }

@@ -202,6 +202,18 @@ const USES: &[&str] = &[
     "while a { break 3; }",
     "do { break; } while a",
     "switch a { 7 => 1, \"abc\" => 2, 'a' => 3, () => 4, true => 5, 0..10 => 6, _ => 7 }",
+    // Comparisons as conditions (answered as booleans at once, see `test.rs`), of every kind
+    // against integers, texts, `()` and each other, and inside `&&` and `||`.
+    "if a == 1 { 1 } else { 2 }",
+    "if a < \"b\" { 1 } else { 2 }",
+    "if 2 >= a { 1 } else { 2 }",
+    "if a != () && a > 0 { 1 } else { 2 }",
+    "if a == a || a { 1 } else { 2 }",
+    "if a && a == 1 { 1 } else { 2 }",
+    "let k = a <= a.len() && a != 2; k",
+    "while a > 3 { break 3; }",
+    "do { break; } while a != a",
+    "switch 7 { 7 if a == 7 => 1, 7 if a => 2, _ => 3 }",
     "try { a + 1 } catch { 0 }",
     "try { throw a; } catch { 1 }",
     "throw a",

@@ -1,0 +1,133 @@
+//! Conditions compiled to a boolean: what `if`, `while`, `do`, a `switch` case's condition and
+//! the parts of `&&` and `||` test. An expression compiled the ordinary way yields a value
+//! (`Dynamic`), which the condition then checks to be a boolean and drops; a comparison of two
+//! integers or two texts (`score > best`, `o.action == "move"`) is the commonest condition, and
+//! is answered here as a `bool` at once, without making the value. Anything else, and any
+//! comparison of other kinds of values, is computed as before (`Binary::run`, Rhai's natives),
+//! so that the answers and every error are the same.
+
+use rhai::{Dynamic, Expr, FnCallExpr, Position};
+
+use super::ctx::{Ctx, Res, release};
+use super::expr::{FnCompiler, Operand, Side};
+use super::ops::{self, Op};
+use super::{C, Eval};
+
+/// A compiled condition: evaluates to a boolean (or fails as Rhai would).
+pub(super) type Test = Box<dyn Fn(&mut Ctx) -> Res<bool>>;
+
+impl FnCompiler<'_> {
+    /// Compiles `e` as a condition; `pos` is where a value that is not a boolean is reported
+    /// (the condition's position, or the part's in `&&` and `||`).
+    pub(super) fn test(&mut self, e: &Expr, pos: Position) -> C<Test> {
+        match e {
+            Expr::And(list, _) | Expr::Or(list, _) => {
+                let is_and = matches!(e, Expr::And(..));
+                let parts = list.iter().map(|x| self.test(x, x.position())).collect::<C<Vec<_>>>()?;
+                Ok(Box::new(move |c| {
+                    for part in &parts {
+                        if part(c)? != is_and {
+                            return Ok(!is_and);
+                        }
+                    }
+                    Ok(is_and)
+                }))
+            }
+            Expr::FnCall(f, at) if f.op_token.is_some() && f.args.len() == 2 && is_comparison(&f.name) => {
+                self.comparison(f, *at, pos)
+            }
+            e => {
+                let value = self.expr(e)?;
+                Ok(Box::new(move |c| {
+                    let v = value(c)?;
+                    boolean(c, v, pos)
+                }))
+            }
+        }
+    }
+
+    /// `a op b` for one of the six comparisons: two integers or two texts compared here, other
+    /// values by the operator as an expression computes it ([`Binary::run`](super::expr::Binary::run)).
+    fn comparison(&mut self, f: &FnCallExpr, at: Position, pos: Position) -> C<Test> {
+        let op = Op::from_syntax(&f.name);
+        let (a, b) = (self.operand(&f.args[0])?, self.operand(&f.args[1])?);
+        let binary = self.binary(&f.name, at);
+        Ok(match (a, b) {
+            // The commonest: a variable against a constant, or two variables, read in place.
+            (a @ (Operand::Slot(_) | Operand::Constant(_)), b @ (Operand::Slot(_) | Operand::Constant(_))) => {
+                Box::new(move |c| match compare(op, a.read(c), b.read(c)) {
+                    Some(holds) => Ok(holds),
+                    None => {
+                        let v = binary.run(c, Side::At(&a), Side::At(&b))?;
+                        boolean(c, v, pos)
+                    }
+                })
+            }
+            // Rhai evaluates `a`, then `b`: a variable `a` is read before the code of `b` runs,
+            // as the expression does it.
+            (a, b) => Box::new(move |c| {
+                let x = match &a {
+                    Operand::Code(code) => Side::Computed(code(c)?.flatten()),
+                    Operand::Slot(s) if matches!(b, Operand::Code(_)) => Side::Computed(c.slot(*s).clone().flatten()),
+                    _ => Side::At(&a),
+                };
+                let y = match &b {
+                    Operand::Code(code) => match code(c) {
+                        Ok(v) => Side::Computed(v.flatten()),
+                        Err(e) => {
+                            x.release();
+                            return Err(e);
+                        }
+                    },
+                    _ => Side::At(&b),
+                };
+                match compare(op, x.read(c), y.read(c)) {
+                    Some(holds) => {
+                        x.release();
+                        y.release();
+                        Ok(holds)
+                    }
+                    None => {
+                        let v = binary.run(c, x, y)?;
+                        boolean(c, v, pos)
+                    }
+                }
+            }),
+        })
+    }
+}
+
+/// Whether `name` is one of the six comparison operators.
+fn is_comparison(name: &str) -> bool {
+    matches!(name, "==" | "!=" | "<" | "<=" | ">" | ">=")
+}
+
+/// `a op b` where both are integers or both texts, as `ops::inline` computes it; `None` for
+/// any other pair.
+#[inline]
+fn compare(op: Op, a: &Dynamic, b: &Dynamic) -> Option<bool> {
+    if let (Ok(x), Ok(y)) = (a.as_int(), b.as_int()) {
+        return ops::compare(op, &x, &y);
+    }
+    if let (Ok(x), Ok(y)) = (a.as_immutable_string_ref(), b.as_immutable_string_ref()) {
+        return ops::compare(op, x.as_str(), y.as_str());
+    }
+    None
+}
+
+/// A condition's value, which must be a boolean.
+pub(super) fn boolean(c: &Ctx, v: Dynamic, pos: Position) -> Res<bool> {
+    match v.as_bool() {
+        Ok(b) => {
+            release(v);
+            Ok(b)
+        }
+        Err(t) => Err(super::mismatch(c.engine, "bool", t, pos)),
+    }
+}
+
+/// A value an expression evaluated, as a [`Test`] gives it: for `&&` and `||` written where a
+/// value is wanted (`let ok = a && b`).
+pub(super) fn as_value(test: Test) -> Eval {
+    Box::new(move |c| test(c).map(Dynamic::from_bool))
+}

@@ -438,8 +438,8 @@ impl<'a> FnCompiler<'a> {
                     Ok(Dynamic::from_map(map))
                 })
             }
-            // Each part a boolean (see `test.rs`), the first that decides giving the value.
-            Expr::And(..) | Expr::Or(..) => super::test::as_value(self.test(e, e.position())?),
+            // Each part a boolean (see `condition.rs`), the first that decides giving the value.
+            Expr::And(..) | Expr::Or(..) => super::condition::as_value(self.condition(e, e.position())?),
             Expr::Coalesce(list, _) => {
                 let parts = list.iter().map(|x| self.expr(x)).collect::<C<Vec<_>>>()?;
                 Box::new(move |c| {

@@ -21,6 +21,7 @@
 //!
 //! Files: `ctx.rs` holds what a compiled call runs with (frames, limits, calls into Rhai),
 //! `expr.rs`, `stmt.rs` and `chain.rs` compile expressions, statements and dot/index chains,
+//! `condition.rs` the conditions of `if`, loops and `switch` and the parts of `&&` and `||`,
 //! `index.rs` hands Rhai the indexing of strings, integers and other values, `ops.rs` the
 //! operators and the standard functions computed inline, `memo.rs` the results of calls made
 //! with plain values only, remembered, `inline.rs` the method calls of small functions
@@ -28,6 +29,7 @@
 //! sim --profile`).
 
 mod chain;
+mod condition;
 mod ctx;
 mod direct;
 mod expr;
@@ -39,7 +41,6 @@ mod memo;
 mod ops;
 pub mod profile;
 mod stmt;
-mod test;
 #[cfg(test)]
 mod tests;
 

@@ -148,7 +148,7 @@ impl FnCompiler<'_> {
             Stmt::Assignment(x) => self.assignment(&x.0, &x.1)?,
             Stmt::Block(b) => self.block(b.statements())?,
             Stmt::If(x, pos) => {
-                let cond = self.test(&x.expr, x.expr.position())?;
+                let cond = self.condition(&x.expr, x.expr.position())?;
                 let body = self.block(x.body.statements())?;
                 let branch = self.block(x.branch.statements())?;
                 let pos = *pos;
@@ -159,7 +159,7 @@ impl FnCompiler<'_> {
             }
             Stmt::While(x, pos) => {
                 let forever = matches!(x.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..));
-                let cond = self.test(&x.expr, x.expr.position())?;
+                let cond = self.condition(&x.expr, x.expr.position())?;
                 let body = self.block(x.body.statements())?;
                 let pos = *pos;
                 Box::new(move |c| {
@@ -176,7 +176,7 @@ impl FnCompiler<'_> {
             }
             Stmt::Do(x, flags, pos) => {
                 let is_while = !flags.contains(ASTFlags::NEGATED);
-                let cond = self.test(&x.expr, x.expr.position())?;
+                let cond = self.condition(&x.expr, x.expr.position())?;
                 let body = self.block(x.body.statements())?;
                 let pos = *pos;
                 Box::new(move |c| {
@@ -406,7 +406,7 @@ impl FnCompiler<'_> {
         for e in &cases.expressions {
             let cond = match &e.lhs {
                 Expr::BoolConstant(b, _) => CaseCondition::Always(*b),
-                other => CaseCondition::Test(self.test(other, other.position())?),
+                other => CaseCondition::Test(self.condition(other, other.position())?),
             };
             arms.push((cond, self.expr(&e.rhs)?));
         }
@@ -492,7 +492,7 @@ fn each_lent(
 /// A `switch` case's condition.
 enum CaseCondition {
     Always(bool),
-    Test(super::test::Test),
+    Test(super::condition::Condition),
 }
 
 impl CaseCondition {

@@ -202,7 +202,7 @@ const USES: &[&str] = &[
     "while a { break 3; }",
     "do { break; } while a",
     "switch a { 7 => 1, \"abc\" => 2, 'a' => 3, () => 4, true => 5, 0..10 => 6, _ => 7 }",
-    // Comparisons as conditions (answered as booleans at once, see `test.rs`), of every kind
+    // Comparisons as conditions (answered as booleans at once, see `condition.rs`), of every kind
     // against integers, texts, `()` and each other, and inside `&&` and `||`.
     "if a == 1 { 1 } else { 2 }",
     "if a < \"b\" { 1 } else { 2 }",

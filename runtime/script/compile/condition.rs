@@ -14,16 +14,16 @@ use super::ops::{self, Op};
 use super::{C, Eval};
 
 /// A compiled condition: evaluates to a boolean (or fails as Rhai would).
-pub(super) type Test = Box<dyn Fn(&mut Ctx) -> Res<bool>>;
+pub(super) type Condition = Box<dyn Fn(&mut Ctx) -> Res<bool>>;
 
 impl FnCompiler<'_> {
     /// Compiles `e` as a condition; `pos` is where a value that is not a boolean is reported
     /// (the condition's position, or the part's in `&&` and `||`).
-    pub(super) fn test(&mut self, e: &Expr, pos: Position) -> C<Test> {
+    pub(super) fn condition(&mut self, e: &Expr, pos: Position) -> C<Condition> {
         match e {
             Expr::And(list, _) | Expr::Or(list, _) => {
                 let is_and = matches!(e, Expr::And(..));
-                let parts = list.iter().map(|x| self.test(x, x.position())).collect::<C<Vec<_>>>()?;
+                let parts = list.iter().map(|x| self.condition(x, x.position())).collect::<C<Vec<_>>>()?;
                 Ok(Box::new(move |c| {
                     for part in &parts {
                         if part(c)? != is_and {
@@ -48,7 +48,7 @@ impl FnCompiler<'_> {
 
     /// `a op b` for one of the six comparisons: two integers or two texts compared here, other
     /// values by the operator as an expression computes it ([`Binary::run`](super::expr::Binary::run)).
-    fn comparison(&mut self, f: &FnCallExpr, at: Position, pos: Position) -> C<Test> {
+    fn comparison(&mut self, f: &FnCallExpr, at: Position, pos: Position) -> C<Condition> {
         let op = Op::from_syntax(&f.name);
         let (a, b) = (self.operand(&f.args[0])?, self.operand(&f.args[1])?);
         let binary = self.binary(&f.name, at);
@@ -126,8 +126,8 @@ pub(super) fn boolean(c: &Ctx, v: Dynamic, pos: Position) -> Res<bool> {
     }
 }
 
-/// A value an expression evaluated, as a [`Test`] gives it: for `&&` and `||` written where a
+/// A value an expression evaluated, as a [`Condition`] gives it: for `&&` and `||` written where a
 /// value is wanted (`let ok = a && b`).
-pub(super) fn as_value(test: Test) -> Eval {
+pub(super) fn as_value(test: Condition) -> Eval {
     Box::new(move |c| test(c).map(Dynamic::from_bool))
 }

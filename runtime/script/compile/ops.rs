@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use rhai::{Dynamic, ImmutableString, Position};
 
-use super::ctx::{Ctx, Res, Sizes, data_sizes, over_limit};
+use super::ctx::{Ctx, Res, Sizes, data_sizes, over_limit, release, set};
 use crate::script::MAX_DATA_SIZE;
 
 /// A binary operator the compiler computes inline for some types.
@@ -243,7 +243,9 @@ pub(super) fn assign_sized(
     known: Option<Sizes>,
 ) -> Res<Option<Sizes>> {
     if let Some(v) = inline(op, target, &value) {
-        *target = v;
+        // Released, not dropped: most are integers, which Rhai's drop code would be called for.
+        set(target, v);
+        release(value);
         return Ok(None);
     }
     // `list += other` appends the other list's items as Rhai's built-in `+=` on two lists does:

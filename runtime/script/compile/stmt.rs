@@ -275,7 +275,8 @@ impl FnCompiler<'_> {
             _ => return Err("it assigns to an expression the compiler does not cover".into()),
         };
         let lhs_pos = x.lhs.position();
-        Ok(Box::new(move |c| {
+        let step = super::expr::literal(&x.rhs).and_then(|k| k.as_int().ok());
+        let general: Exec = Box::new(move |c| {
             c.op(pos)?;
             let value = rhs(c)?.flatten();
             if let Some(p) = this_pos {
@@ -293,6 +294,20 @@ impl FnCompiler<'_> {
                     result?;
                 }
             }
+            Ok(Flow::Value(Dynamic::UNIT))
+        });
+        // `count += 1`, `score -= 300`: an integer variable and an integer written in the line
+        // are computed in place, with the same operations counted (the general way takes the
+        // variable's value out, checks the kinds and puts the result back); overflow, and any
+        // other kind, go the general way.
+        let (Some(k), Some((op, ..)), None) = (step, op, this_pos) else { return Ok(general) };
+        Ok(Box::new(move |c| {
+            let result = c.slot_ref(slot).as_int().ok().and_then(|n| ops::ints(op, n, k));
+            let Some(v) = result else { return general(c) };
+            c.op(pos)?;
+            c.op(lhs_pos)?;
+            // An integer owns nothing: it is overwritten, not dropped.
+            std::mem::forget(std::mem::replace(c.slot(slot), v));
             Ok(Flow::Value(Dynamic::UNIT))
         }))
     }

@@ -2,6 +2,7 @@
 //! tabula's natives and Rhai's own functions.
 
 use std::any::TypeId;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -120,23 +121,99 @@ pub(super) struct Candidates(Vec<(Vec<TypeId>, RhaiFunc)>);
 
 impl Candidates {
     /// The native the arguments' types select, as Rhai chooses: the last registered whose
-    /// parameter types are exactly the arguments', else the last that takes them as `Dynamic`.
-    fn pick(&self, args: impl Iterator<Item = TypeId> + Clone) -> Option<&RhaiFunc> {
-        if let [(params, f)] = self.0.as_slice() {
-            // One candidate (the usual case): it fits or nothing of tabula's does.
-            let mut args = args;
-            let fits = params.iter().all(|p| args.next().is_some_and(|a| *p == a || *p == TypeId::of::<Dynamic>()));
-            return fits.then_some(f);
-        }
+    /// parameter types are exactly the arguments', else the last that takes them as `Dynamic`
+    /// (its place in the list).
+    #[inline]
+    fn pick(&self, args: &[TypeId]) -> Option<usize> {
         let fits = |params: &[TypeId], exact: bool| {
-            params.iter().zip(args.clone()).all(|(p, a)| *p == a || (!exact && *p == TypeId::of::<Dynamic>()))
+            params.iter().zip(args).all(|(p, a)| p == a || (!exact && *p == TypeId::of::<Dynamic>()))
         };
+        if let [(params, _)] = self.0.as_slice() {
+            // One candidate (the usual case): it fits or nothing of tabula's does.
+            return (params.len() <= args.len() && fits(params, false)).then_some(0);
+        }
         let list = &self.0;
-        list.iter()
-            .rev()
-            .find(|(p, _)| fits(p, true))
-            .or_else(|| list.iter().rev().find(|(p, _)| fits(p, false)))
-            .map(|(_, f)| f)
+        list.iter().rposition(|(p, _)| fits(p, true)).or_else(|| list.iter().rposition(|(p, _)| fits(p, false)))
+    }
+
+    /// [`Candidates::pick`] for these arguments, remembered at the call site by their kinds
+    /// (see [`kinds`]): a call site meets the same kinds of arguments call after call, and
+    /// comparing each argument's type with each candidate's parameters cost more than the
+    /// call of a small native itself (`x in list`).
+    fn pick_at(&self, last: &Cell<(u32, Option<usize>)>, args: &[&Dynamic]) -> Option<&RhaiFunc> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let kinds = kinds(args);
+        let (known, picked) = last.get();
+        let picked = if kinds != 0 && kinds == known {
+            picked
+        } else {
+            let types = ArgTypes::of(args.iter().copied());
+            let picked = self.pick(types.as_slice());
+            last.set((kinds, picked));
+            picked
+        };
+        picked.and_then(|k| self.0.get(k)).map(|(_, f)| f)
+    }
+}
+
+/// The kinds of a call's arguments, packed into a number (three bits each, after a leading 1),
+/// for the values whose kind says their type (integers, texts, maps, lists, booleans, `()`);
+/// 0 where one is of another type, or there are more than nine.
+fn kinds(args: &[&Dynamic]) -> u32 {
+    if args.len() > 9 {
+        return 0;
+    }
+    let mut packed = 1;
+    for v in args {
+        let kind = if v.is_int() {
+            1
+        } else if v.is_string() {
+            2
+        } else if v.is_map() {
+            3
+        } else if v.is_array() {
+            4
+        } else if v.is_bool() {
+            5
+        } else if v.is_unit() {
+            6
+        } else {
+            return 0;
+        };
+        packed = packed << 3 | kind;
+    }
+    packed
+}
+
+/// The types of a call's arguments, each found once (a native with several candidates compares
+/// them with each candidate's parameters), in place for up to eight.
+enum ArgTypes {
+    Few([TypeId; 8], usize),
+    Many(Vec<TypeId>),
+}
+
+impl ArgTypes {
+    fn of<'v>(args: impl Iterator<Item = &'v Dynamic>) -> ArgTypes {
+        let mut types = [TypeId::of::<()>(); 8];
+        let mut n = 0;
+        let mut args = args.peekable();
+        while let Some(v) = args.next_if(|_| n < 8) {
+            types[n] = v.type_id();
+            n += 1;
+        }
+        if args.peek().is_none() {
+            return ArgTypes::Few(types, n);
+        }
+        ArgTypes::Many(types.into_iter().chain(args.map(Dynamic::type_id)).collect())
+    }
+
+    fn as_slice(&self) -> &[TypeId] {
+        match self {
+            ArgTypes::Few(types, n) => &types[..*n],
+            ArgTypes::Many(types) => types,
+        }
     }
 }
 
@@ -727,6 +804,7 @@ impl<'a> FnCompiler<'a> {
     /// name and arity, else Rhai's (computed here for a few of its standard functions).
     pub(super) fn native_site(&self, name: &ImmutableString, arity: usize, pos: Position) -> NativeSite {
         NativeSite {
+            last_pick: Cell::new((0, None)),
             name: name.clone(),
             candidates: Candidates(self.natives.with_arity(name, arity)),
             pos,
@@ -853,6 +931,9 @@ impl Operand {
 
 /// A call site of a native (tabula's, or else Rhai's), resolved by argument types at the call.
 pub(super) struct NativeSite {
+    /// The kinds of the arguments of the last call and the candidate they picked (see
+    /// [`Candidates::pick_at`]).
+    last_pick: Cell<(u32, Option<usize>)>,
     pub(super) name: ImmutableString,
     pub(super) candidates: Candidates,
     pub(super) pos: Position,
@@ -903,7 +984,7 @@ impl NativeSite {
             return None;
         }
         let types = [TypeId::of::<rhai::Array>(), c.stack[from].type_id()];
-        if self.candidates.pick(types.into_iter()).is_some() {
+        if self.candidates.pick(&types).is_some() {
             return None;
         }
         let item = c.stack.pop()?;
@@ -959,8 +1040,28 @@ impl NativeSite {
     ) -> Res<Dynamic> {
         let pos = self.pos;
         let by_ref = first.is_some();
-        let types = first.as_deref().into_iter().chain(rest.iter()).map(Dynamic::type_id);
-        if let Some(func) = self.candidates.pick(types) {
+        // Most natives of Rhai's library have no namesake of tabula's: no types to compare.
+        let picked = if self.candidates.0.is_empty() {
+            None
+        } else {
+            let mut args: [&Dynamic; 9] = [&Dynamic::UNIT; 9];
+            let mut n = 0;
+            for v in first.as_deref().into_iter().chain(rest.iter()) {
+                if let Some(place) = args.get_mut(n) {
+                    *place = v;
+                }
+                n += 1;
+            }
+            match args.get(..n) {
+                Some(args) => self.candidates.pick_at(&self.last_pick, args),
+                None => self
+                    .candidates
+                    .pick(ArgTypes::of(first.as_deref().into_iter().chain(rest.iter())).as_slice())
+                    .and_then(|k| self.candidates.0.get(k))
+                    .map(|(_, f)| f),
+            }
+        };
+        if let Some(func) = picked {
             let Some(native) = func.get_native_fn() else {
                 return Err("internal: a native without a Rust function".into());
             };

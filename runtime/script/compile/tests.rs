@@ -414,6 +414,22 @@ fn snippets() -> Vec<String> {
             }
         }
     }
+    // An integer written in the line, computed in place where the variable holds an integer
+    // (see `FnCompiler::assignment`), at the edges of arithmetic too.
+    for a in KINDS.iter().chain(INTS) {
+        for k in INTS {
+            for op in ASSIGNMENTS {
+                out.push(format!("let a = {a};\na {op} {k};\na"));
+            }
+        }
+    }
+    // One call site meeting arguments of other kinds in turn: the native it picked for the last
+    // kinds is remembered (see `Candidates::pick_at`).
+    for keys in ["1, \"a\"", "\"a\", 1", "'a', 1, ()"] {
+        out.push(format!(
+            "let r = []; for v in [[1, \"a\"], #{{ a: 1 }}, [2], #{{ b: 2 }}, [\"b\", 1], \"abc\"] {{ for k in [{keys}] {{ r.push(k in v); }} }} r"
+        ));
+    }
     // The same through an index and a property, for fewer kinds (the operator is the same).
     for a in &KINDS[..7] {
         for b in &KINDS[..7] {

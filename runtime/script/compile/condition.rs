@@ -6,6 +6,8 @@
 //! comparison of other kinds of values, is computed as before (`Binary::run`, Rhai's natives),
 //! so that the answers and every error are the same.
 
+use std::any::TypeId;
+
 use rhai::{Dynamic, Expr, FnCallExpr, Position};
 
 use super::ctx::{Ctx, Res, release};
@@ -34,16 +36,26 @@ impl FnCompiler<'_> {
                 }))
             }
             Expr::FnCall(f, at) if f.op_token.is_some() && f.args.len() == 2 && is_comparison(&f.name) => {
-                self.comparison(f, *at, pos)
+                let general = self.comparison(f, *at, pos)?;
+                self.property_comparison(f, general)
             }
-            e => {
-                let value = self.expr(e)?;
-                Ok(Box::new(move |c| {
-                    let v = value(c)?;
-                    boolean(c, v, pos)
-                }))
+            Expr::FnCall(f, at)
+                if f.op_token.is_none() && f.name == "contains" && f.args.len() == 2 && !f.capture_parent_scope =>
+            {
+                let general = self.value_condition(e, pos)?;
+                self.map_contains(f, *at, general)
             }
+            e => self.value_condition(e, pos),
         }
+    }
+
+    /// `e` compiled as an expression, its value checked to be a boolean.
+    fn value_condition(&mut self, e: &Expr, pos: Position) -> C<Condition> {
+        let value = self.expr(e)?;
+        Ok(Box::new(move |c| {
+            let v = value(c)?;
+            boolean(c, v, pos)
+        }))
     }
 
     /// `a op b` for one of the six comparisons: two integers or two texts compared here, other
@@ -94,6 +106,82 @@ impl FnCompiler<'_> {
                 }
             }),
         })
+    }
+}
+
+impl FnCompiler<'_> {
+    /// `key in map` (or `contains(map, key)`) with a map in a variable and a text key, a
+    /// constant or a variable: the map's keys looked in where it lies, as Rhai's `contains` on a
+    /// map does, without the native call's protocol (its arguments pushed, its native picked, its
+    /// value made and checked). `general` answers anything else: a list (whose `contains` may be
+    /// tabula's, by the item's type), another kind of key, a call under `--profile` (which
+    /// counts the natives called); and the scripts' own `contains`, or a native of tabula's
+    /// taking a map, keep the call.
+    fn map_contains(&mut self, f: &FnCallExpr, at: Position, general: Condition) -> C<Condition> {
+        let (Expr::Variable(v, _, _), key) = (&f.args[0], &f.args[1]) else { return Ok(general) };
+        let in_place = super::expr::literal(key).is_some() || matches!(key, Expr::Variable(..));
+        let taken = self.defines(&f.name, 2)
+            || self.native_site(&f.name, 2, at).candidates.take_first(TypeId::of::<rhai::Map>());
+        if !in_place || taken {
+            return Ok(general);
+        }
+        let (map, key) = (self.lookup(&v.1)?, self.operand(key)?);
+        Ok(Box::new(move |c| {
+            if !super::profile::on()
+                && let Some(map) = c.slot_ref(map).read_lock::<rhai::Map>()
+                && let Ok(key) = key.read(c).as_immutable_string_ref()
+            {
+                return Ok(map.contains_key(key.as_str()));
+            }
+            general(c)
+        }))
+    }
+
+    /// `o.action == "move"`, `args.seat != seat`: a property of a map in a variable compared
+    /// with a constant or a variable, read where it lies in the map (no copy of the value, no
+    /// closure to fetch it); `general` answers when the variable holds no map or the values are
+    /// not two integers or two texts, as it answers any comparison.
+    fn property_comparison(&mut self, f: &FnCallExpr, general: Condition) -> C<Condition> {
+        let op = Op::from_syntax(&f.name);
+        let in_place = |e: &Expr| super::expr::literal(e).is_some() || matches!(e, Expr::Variable(..));
+        let (prop, other, prop_first) = match (&f.args[0], &f.args[1]) {
+            (a, b) if in_place(b) => match self.map_property(a)? {
+                Some(prop) => (prop, b, true),
+                None => return Ok(general),
+            },
+            (a, b) if in_place(a) => match self.map_property(b)? {
+                Some(prop) => (prop, a, false),
+                None => return Ok(general),
+            },
+            _ => return Ok(general),
+        };
+        let other = self.operand(other)?;
+        let (slot, name) = prop;
+        Ok(Box::new(move |c| {
+            let holds = c.slot_ref(slot).read_lock::<rhai::Map>().and_then(|map| {
+                let value = map.get(name.as_str()).unwrap_or(&Dynamic::UNIT);
+                let other = other.read(c);
+                if prop_first { compare(op, value, other) } else { compare(op, other, value) }
+            });
+            match holds {
+                Some(holds) => Ok(holds),
+                None => general(c),
+            }
+        }))
+    }
+
+    /// The variable and property name of `e` if it is `variable.name` (not `?.`, not a
+    /// method call, not one of Rhai's iterator properties).
+    fn map_property(&mut self, e: &Expr) -> C<Option<(usize, rhai::ImmutableString)>> {
+        let Expr::Dot(x, flags, _) = e else { return Ok(None) };
+        if flags.contains(rhai::ASTFlags::NEGATED) {
+            return Ok(None);
+        }
+        let (Expr::Variable(v, _, _), Expr::Property(p, _)) = (&x.lhs, &x.rhs) else { return Ok(None) };
+        if super::expr::ITERATORS.contains(&p.2.as_str()) {
+            return Ok(None);
+        }
+        Ok(Some((self.lookup(&v.1)?, p.2.clone())))
     }
 }
 

@@ -120,6 +120,11 @@ pub(super) struct Inlined {
 pub(super) struct Candidates(Vec<(Vec<TypeId>, RhaiFunc)>);
 
 impl Candidates {
+    /// Whether one of them takes a value of type `t` first (or any value).
+    pub(super) fn take_first(&self, t: TypeId) -> bool {
+        self.0.iter().any(|(params, _)| params.first().is_some_and(|p| *p == t || *p == TypeId::of::<Dynamic>()))
+    }
+
     /// The native the arguments' types select, as Rhai chooses: the last registered whose
     /// parameter types are exactly the arguments', else the last that takes them as `Dynamic`
     /// (its place in the list).
@@ -811,6 +816,12 @@ impl<'a> FnCompiler<'a> {
             std: ops::Std::named(name, arity),
             reads_only: READING_NATIVES.contains(&name.as_str()),
         }
+    }
+
+    /// Whether the scripts define a function `name` of `arity` parameters (which a call
+    /// `name(args)` means rather than a native of that name).
+    pub(super) fn defines(&self, name: &str, arity: usize) -> bool {
+        self.index.contains_key(&(ImmutableString::from(name), arity))
     }
 
     /// The compiled script function a method call `x.name(args)` means, if any: one with as many

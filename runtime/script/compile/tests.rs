@@ -214,6 +214,21 @@ const USES: &[&str] = &[
     "while a > 3 { break 3; }",
     "do { break; } while a != a",
     "switch 7 { 7 if a == 7 => 1, 7 if a => 2, _ => 3 }",
+    // A map's property compared in place (see `condition.rs`), on a map holding each kind, on
+    // each kind itself (a getter, an error), on either side.
+    "let m = #{ foo: a }; if m.foo == 7 { 1 } else { 2 }",
+    "let m = #{ foo: a }; if \"abc\" < m.foo { 1 } else { 2 }",
+    "let m = #{ foo: a }; let k = a; if m.foo == k && k != m.foo { 1 } else { 2 }",
+    "let m = #{ foo: a }; if m.bar != () || m.foo >= 0 { 1 } else { 2 }",
+    "if a.foo == 1 { 1 } else { 2 }",
+    "if a.len == 2 { 1 } else { 2 }",
+    // `in` as a condition: a map's keys looked in where it lies (see `condition.rs`), any
+    // other kind the native's way.
+    "if \"a\" in a { 1 } else { 2 }",
+    "if 1 in a { 1 } else { 2 }",
+    "if 'a' in a { 1 } else { 2 }",
+    "let k = \"a\"; if k in a && !(\"b\" in a) { 1 } else { 2 }",
+    "if contains(a, \"a\") || a in #{ a: 1 } { 1 } else { 2 }",
     "try { a + 1 } catch { 0 }",
     "try { throw a; } catch { 1 }",
     "throw a",

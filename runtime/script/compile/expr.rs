@@ -1161,8 +1161,8 @@ fn lendings(c: &mut Ctx, f: usize, base: usize, lendable: &[Option<usize>]) -> (
             lent |= 1 << k;
             lent_values |= u8::from(value) << k;
         } else {
-            let copy = v.clone().flatten();
-            c.stack[base + 1 + k] = copy;
+            let copied = v.clone().flatten();
+            set(&mut c.stack[base + 1 + k], copied);
         }
     }
     (lent, lent_values)
@@ -1174,7 +1174,7 @@ fn lend(c: &mut Ctx, base: usize, lendable: &[Option<usize>], lent: u8) {
     for (k, from) in lendable.iter().enumerate() {
         if let (Some(slot), true) = (*from, lent & (1 << k) != 0) {
             let original = std::mem::take(c.slot(slot));
-            c.stack[base + 1 + k] = original;
+            set(&mut c.stack[base + 1 + k], original);
         }
     }
 }

@@ -495,7 +495,7 @@ fn each_lent(
         if let Some(mut items) = c.slot(list).write_lock::<rhai::Array>()
             && let Some(place) = items.get_mut(i)
         {
-            *place = back;
+            set(place, back);
         }
         if let Some(end) = end? {
             return Ok(Some(end));

@@ -2,9 +2,10 @@
 //! the parts of `&&` and `||` test. An expression compiled the ordinary way yields a value
 //! (`Dynamic`), which the condition then checks to be a boolean and drops; a comparison of two
 //! integers or two texts (`score > best`, `o.action == "move"`) is the commonest condition, and
-//! is answered here as a `bool` at once, without making the value. Anything else, and any
-//! comparison of other kinds of values, is computed as before (`Binary::run`, Rhai's natives),
-//! so that the answers and every error are the same.
+//! is answered here as a `bool` at once, without making the value (a map's property is read
+//! where it lies in the map); so is `key in map` with a text key, without the native call.
+//! Anything else, and any comparison of other kinds of values, is computed as before
+//! (`Binary::run`, Rhai's natives), so that the answers and every error are the same.
 
 use std::any::TypeId;
 
@@ -107,9 +108,7 @@ impl FnCompiler<'_> {
             }),
         })
     }
-}
 
-impl FnCompiler<'_> {
     /// `key in map` (or `contains(map, key)`) with a map in a variable and a text key, a
     /// constant or a variable: the map's keys looked in where it lies, as Rhai's `contains` on a
     /// map does, without the native call's protocol (its arguments pushed, its native picked, its

@@ -3,7 +3,8 @@
 //! (`Dynamic`), which the condition then checks to be a boolean and drops; a comparison of two
 //! integers or two texts (`score > best`, `o.action == "move"`) is the commonest condition, and
 //! is answered here as a `bool` at once, without making the value (a map's property is read
-//! where it lies in the map); so is `key in map` with a text key, without the native call.
+//! where it lies in the map); so are `key in map` with a text key and `text.starts_with(p)`,
+//! without the native call.
 //! Anything else, and any comparison of other kinds of values, is computed as before
 //! (`Binary::run`, Rhai's natives), so that the answers and every error are the same.
 
@@ -46,8 +47,40 @@ impl FnCompiler<'_> {
                 let general = self.value_condition(e, pos)?;
                 self.map_contains(f, *at, general)
             }
+            Expr::Dot(x, flags, _)
+                if !flags.contains(rhai::ASTFlags::NEGATED)
+                    && matches!(&x.rhs, Expr::MethodCall(f, _) if f.name == "starts_with" && f.args.len() == 1) =>
+            {
+                let general = self.value_condition(e, pos)?;
+                self.text_starts_with(x, general)
+            }
             e => self.value_condition(e, pos),
         }
+    }
+
+    /// `name.starts_with("post_")` with a text in a variable and a text prefix, a constant or a
+    /// variable: answered where the text lies, as Rhai's `starts_with` does, without the native
+    /// call's protocol. `general` answers anything else (other kinds, a call under `--profile`),
+    /// and the scripts' own `starts_with`, or a native of tabula's taking a text, keep the call.
+    fn text_starts_with(&mut self, x: &rhai::BinaryExpr, general: Condition) -> C<Condition> {
+        let (Expr::Variable(v, _, _), Expr::MethodCall(f, at)) = (&x.lhs, &x.rhs) else { return Ok(general) };
+        let prefix = &f.args[0];
+        let in_place = super::expr::literal(prefix).is_some() || matches!(prefix, Expr::Variable(..));
+        let taken = self.defines(&f.name, 1)
+            || self.native_site(&f.name, 2, *at).candidates.take_first(TypeId::of::<rhai::ImmutableString>());
+        if !in_place || taken {
+            return Ok(general);
+        }
+        let (text, prefix) = (self.lookup(&v.1)?, self.operand(prefix)?);
+        Ok(Box::new(move |c| {
+            if !super::profile::on()
+                && let Ok(text) = c.slot_ref(text).as_immutable_string_ref()
+                && let Ok(prefix) = prefix.read(c).as_immutable_string_ref()
+            {
+                return Ok(text.starts_with(prefix.as_str()));
+            }
+            general(c)
+        }))
     }
 
     /// `e` compiled as an expression, its value checked to be a boolean.

@@ -229,6 +229,10 @@ const USES: &[&str] = &[
     "if 'a' in a { 1 } else { 2 }",
     "let k = \"a\"; if k in a && !(\"b\" in a) { 1 } else { 2 }",
     "if contains(a, \"a\") || a in #{ a: 1 } { 1 } else { 2 }",
+    // `starts_with` as a condition: a text in a variable answered where it lies.
+    "if a.starts_with(\"ab\") { 1 } else { 2 }",
+    "let p = a; if \"abc\".starts_with(p) || a.starts_with(p) { 1 } else { 2 }",
+    "if a.starts_with('a') { 1 } else { 2 }",
     "try { a + 1 } catch { 0 }",
     "try { throw a; } catch { 1 }",
     "throw a",

@@ -59,25 +59,50 @@ impl FnCompiler<'_> {
     }
 
     /// `name.starts_with("post_")` with a text in a variable and a text prefix, a constant or a
-    /// variable: answered where the text lies, as Rhai's `starts_with` does, without the native
-    /// call's protocol. `general` answers anything else (other kinds, a call under `--profile`),
-    /// and the scripts' own `starts_with`, or a native of tabula's taking a text, keep the call.
+    /// variable: answered where the text lies, as Rhai's `starts_with` does (see
+    /// [`FnCompiler::native_in_place`]).
     fn text_starts_with(&mut self, x: &rhai::BinaryExpr, general: Condition) -> C<Condition> {
         let (Expr::Variable(v, _, _), Expr::MethodCall(f, at)) = (&x.lhs, &x.rhs) else { return Ok(general) };
-        let prefix = &f.args[0];
-        let in_place = super::expr::literal(prefix).is_some() || matches!(prefix, Expr::Variable(..));
-        let taken = self.defines(&f.name, 1)
-            || self.native_site(&f.name, 2, *at).candidates.take_first(TypeId::of::<rhai::ImmutableString>());
-        if !in_place || taken {
+        self.native_in_place(
+            (&f.name, 1),
+            *at,
+            (&v.1, &f.args[0]),
+            TypeId::of::<rhai::ImmutableString>(),
+            general,
+            |text, prefix| {
+                let (text, prefix) = (text.as_immutable_string_ref().ok()?, prefix.as_immutable_string_ref().ok()?);
+                Some(text.starts_with(prefix.as_str()))
+            },
+        )
+    }
+
+    /// A native's call on a variable with one argument, a constant or a variable (`key in map`,
+    /// `text.starts_with(p)`), answered by `answer` where both lie, without the native call's
+    /// protocol (its arguments pushed, its native picked, its value made and checked), where
+    /// `answer` gives what Rhai's own function gives for those kinds. `general`, the call, answers
+    /// where `answer` has none (other kinds of values), under `--profile` (which counts the
+    /// natives called), and always where the scripts define a function `name` (the call means
+    /// theirs: `name` and its arity as the call counts it) or tabula has a native of that name
+    /// taking `first` (Rhai's is not the one called).
+    fn native_in_place(
+        &mut self,
+        (name, arity): (&rhai::ImmutableString, usize),
+        at: Position,
+        (variable, argument): (&str, &Expr),
+        first: TypeId,
+        general: Condition,
+        answer: impl Fn(&Dynamic, &Dynamic) -> Option<bool> + 'static,
+    ) -> C<Condition> {
+        let taken = self.defines(name, arity) || self.native_site(name, 2, at).candidates.take_first(first);
+        if !in_place(argument) || taken {
             return Ok(general);
         }
-        let (text, prefix) = (self.lookup(&v.1)?, self.operand(prefix)?);
+        let (target, argument) = (self.lookup(variable)?, self.operand(argument)?);
         Ok(Box::new(move |c| {
             if !super::profile::on()
-                && let Ok(text) = c.slot_ref(text).as_immutable_string_ref()
-                && let Ok(prefix) = prefix.read(c).as_immutable_string_ref()
+                && let Some(holds) = answer(c.slot_ref(target), argument.read(c))
             {
-                return Ok(text.starts_with(prefix.as_str()));
+                return Ok(holds);
             }
             general(c)
         }))
@@ -144,29 +169,14 @@ impl FnCompiler<'_> {
 
     /// `key in map` (or `contains(map, key)`) with a map in a variable and a text key, a
     /// constant or a variable: the map's keys looked in where it lies, as Rhai's `contains` on a
-    /// map does, without the native call's protocol (its arguments pushed, its native picked, its
-    /// value made and checked). `general` answers anything else: a list (whose `contains` may be
-    /// tabula's, by the item's type), another kind of key, a call under `--profile` (which
-    /// counts the natives called); and the scripts' own `contains`, or a native of tabula's
-    /// taking a map, keep the call.
+    /// map does (see [`FnCompiler::native_in_place`]); a list keeps the call (its `contains` may
+    /// be tabula's, by the item's type).
     fn map_contains(&mut self, f: &FnCallExpr, at: Position, general: Condition) -> C<Condition> {
-        let (Expr::Variable(v, _, _), key) = (&f.args[0], &f.args[1]) else { return Ok(general) };
-        let in_place = super::expr::literal(key).is_some() || matches!(key, Expr::Variable(..));
-        let taken = self.defines(&f.name, 2)
-            || self.native_site(&f.name, 2, at).candidates.take_first(TypeId::of::<rhai::Map>());
-        if !in_place || taken {
-            return Ok(general);
-        }
-        let (map, key) = (self.lookup(&v.1)?, self.operand(key)?);
-        Ok(Box::new(move |c| {
-            if !super::profile::on()
-                && let Some(map) = c.slot_ref(map).read_lock::<rhai::Map>()
-                && let Ok(key) = key.read(c).as_immutable_string_ref()
-            {
-                return Ok(map.contains_key(key.as_str()));
-            }
-            general(c)
-        }))
+        let Expr::Variable(v, _, _) = &f.args[0] else { return Ok(general) };
+        self.native_in_place((&f.name, 2), at, (&v.1, &f.args[1]), TypeId::of::<rhai::Map>(), general, |map, key| {
+            let (map, key) = (map.read_lock::<rhai::Map>()?, key.as_immutable_string_ref().ok()?);
+            Some(map.contains_key(key.as_str()))
+        })
     }
 
     /// `o.action == "move"`, `args.seat != seat`: a property of a map in a variable compared
@@ -175,7 +185,6 @@ impl FnCompiler<'_> {
     /// not two integers or two texts, as it answers any comparison.
     fn property_comparison(&mut self, f: &FnCallExpr, general: Condition) -> C<Condition> {
         let op = Op::from_syntax(&f.name);
-        let in_place = |e: &Expr| super::expr::literal(e).is_some() || matches!(e, Expr::Variable(..));
         let (prop, other, prop_first) = match (&f.args[0], &f.args[1]) {
             (a, b) if in_place(b) => match self.map_property(a)? {
                 Some(prop) => (prop, b, true),
@@ -215,6 +224,11 @@ impl FnCompiler<'_> {
         }
         Ok(Some((self.lookup(&v.1)?, p.2.clone())))
     }
+}
+
+/// Whether `e` is read where it lies: a constant or a variable.
+fn in_place(e: &Expr) -> bool {
+    super::expr::literal(e).is_some() || matches!(e, Expr::Variable(..))
 }
 
 /// Whether `name` is one of the six comparison operators.

@@ -182,13 +182,10 @@ impl<'a> Ctx<'a> {
         let at = self.base + slot;
         // The sizes known of another slot stay known: `i += 1` between two pushes onto a list
         // leaves the list's sizes as they were.
-        let known = match self.sized_at.iter().position(|&s| s == at) {
-            Some(k) => {
-                self.sized_at[k] = NOWHERE;
-                Some(self.sized[k])
-            }
-            None => None,
-        };
+        let known = self.sized_at.iter().position(|&s| s == at).map(|k| {
+            self.sized_at[k] = NOWHERE;
+            self.sized[k]
+        });
         (std::mem::take(&mut self.stack[at]), known)
     }
 

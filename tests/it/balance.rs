@@ -6,10 +6,7 @@ use std::path::PathBuf;
 use crate::common::tabula;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tabula-balance-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
+    crate::common::scratch_dir(&format!("balance-{name}"))
 }
 
 fn json(out: &str) -> serde_json::Value {

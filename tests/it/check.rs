@@ -16,8 +16,7 @@ fn check_with(args: &[&str]) -> (bool, String) {
 /// `tabula check` on a scratch copy of the `rhai-syntax` fixture's game.toml (edited by `toml`)
 /// with `script` as its rules.rhai.
 fn check_scratch(name: &str, toml: impl Fn(String) -> String, script: &str) -> (bool, String) {
-    let dir = std::env::temp_dir().join(format!("tabula-check-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir(&format!("check-{name}"));
     let base = std::fs::read_to_string("tests/fixtures/broken/rhai-syntax/game.toml").unwrap();
     std::fs::write(dir.join("game.toml"), toml(base)).unwrap();
     std::fs::write(dir.join("rules.rhai"), script).unwrap();
@@ -226,8 +225,7 @@ fn check_plays_every_player_count_and_names_the_one_that_fails() {
     assert!(out.contains("10 random games played at 2 or 3 players, 5 at each count"), "{out}");
     // A deal that fails with three players only is found, and the command that plays the failing
     // game again says so.
-    let dir = std::env::temp_dir().join(format!("tabula-check-counts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir("check-counts");
     std::fs::copy("tests/fixtures/interrupts/game.toml", dir.join("game.toml")).unwrap();
     let script = std::fs::read_to_string("tests/fixtures/interrupts/rules.rhai").unwrap();
     let script = script

@@ -118,8 +118,7 @@ fn a_human_plays_a_real_time_game_with_agent_teammates() {
 fn a_real_time_game_logged_at_the_terminal_replays_to_the_same_end() {
     // Agents on both seats: the game runs to its end, often lost on the clock (the collapse),
     // which no action of a seat ends. The log must still say so.
-    let dir = std::env::temp_dir().join(format!("tabula-cli-clock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
+    let dir = crate::common::scratch_dir("cli-clock");
     for seed in ["1", "2", "3"] {
         let log = dir.join(format!("game-{seed}.log"));
         let _ = std::fs::remove_file(&log);

@@ -8,10 +8,7 @@ use crate::common::tabula;
 
 /// A scratch folder of this test process, emptied.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tabula-mistakes-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
+    crate::common::scratch_dir(&format!("mistakes-{name}"))
 }
 
 /// A copy of a shipped example log with one line replaced, in a scratch folder.

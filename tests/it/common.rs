@@ -22,6 +22,17 @@ pub fn tabula(args: &[&str], input: &str) -> (bool, String, String) {
     )
 }
 
+/// An empty scratch folder of this test process, `tabula-<name>-<process id>` in the system's
+/// temporary folder. Whatever an earlier run left there is removed first: process ids repeat
+/// (a fresh container gives the same ones each time), and a command that refuses to overwrite
+/// earlier output must meet an empty folder.
+pub fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
 /// The notes a game's scripts wrote (`game.note`), in order: how the fixtures of script natives
 /// report what the natives returned.
 pub fn notes_of(game: &tabula::Game) -> Vec<String> {

@@ -74,7 +74,7 @@ fn same_games(path: &str, variants: &[&str], games: u64, agent: Option<&str>) {
         }
     }
     let tag = format!("{}-{}-{}", path.replace('/', "_"), variants.join("_"), agent.unwrap_or("default"));
-    let base = std::env::temp_dir().join(format!("tabula-compiled-{}-{tag}", std::process::id()));
+    let base = crate::common::scratch_dir(&format!("compiled-{tag}"));
     let compiled = play(load(path, variants, &[], false), games, agent, &base.join("compiled"));
     let interpreted = play(load(path, variants, &[], true), games, agent, &base.join("interpreted"));
     let _ = std::fs::remove_dir_all(&base);

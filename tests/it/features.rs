@@ -249,8 +249,7 @@ fn script_helpers_search_lists_pick_dice_walk_links_rank_and_cross_lines() {
 /// the files change, and on another thread.
 #[test]
 fn a_replica_loads_the_rules_as_they_were_read() {
-    let dir = std::env::temp_dir().join(format!("tabula-replica-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::common::scratch_dir("replica");
     std::fs::create_dir_all(dir.join("variants")).expect("scratch folder");
     for file in ["game.toml", "rules.rhai", "variants/carry.toml", "variants/carry.rhai"] {
         std::fs::copy(std::path::Path::new(FIXTURE).join(file), dir.join(file)).expect("copy");

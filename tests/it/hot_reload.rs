@@ -10,8 +10,7 @@ use std::time::Duration;
 
 /// A copy of the dice race in a scratch folder, to edit.
 fn editable_dice_race(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tabula-reload-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::common::scratch_dir(&format!("reload-{name}"));
     let rules = dir.join("race");
     std::fs::create_dir_all(&rules).expect("scratch folder");
     for file in ["game.toml", "rules.rhai"] {

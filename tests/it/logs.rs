@@ -331,10 +331,9 @@ fn until_stops_after_the_given_line() {
 
 // --- The command line ---------------------------------------------------------------------
 
+/// A path in a scratch folder of the test's own (`name` is the file or folder in it).
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tabula-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
+    crate::common::scratch_dir(&format!("logs-{}", name.replace('.', "-"))).join(name)
 }
 
 #[test]

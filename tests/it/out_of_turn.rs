@@ -143,8 +143,7 @@ fn a_script_agent_lets_the_game_go_on_with_a_negative_answer() {
 
 #[test]
 fn out_of_turn_actions_are_refused_in_a_real_time_game() {
-    let dir = std::env::temp_dir().join(format!("tabula-out-of-turn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir("out-of-turn");
     let toml = std::fs::read_to_string(format!("{FIXTURE}/game.toml")).unwrap();
     std::fs::write(dir.join("game.toml"), toml.replace("start = \"deal\"", "start = \"deal\"\npace = 1000")).unwrap();
     std::fs::copy(format!("{FIXTURE}/rules.rhai"), dir.join("rules.rhai")).unwrap();

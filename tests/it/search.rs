@@ -353,8 +353,7 @@ struct Evaluated(std::path::PathBuf);
 
 impl Evaluated {
     fn new(name: &str, function: &str, script: &str) -> Evaluated {
-        let dir = std::env::temp_dir().join(format!("tabula-evaluate-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let dir = crate::common::scratch_dir(&format!("evaluate-{name}"));
         let toml = std::fs::read_to_string("tests/fixtures/patrols/game.toml").expect("fixture");
         let toml = toml.replace("start = \"setup\"\n", &format!("start = \"setup\"\nevaluate = \"{function}\"\n"));
         let rules = std::fs::read_to_string("tests/fixtures/patrols/rules.rhai").expect("fixture") + script;

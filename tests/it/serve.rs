@@ -132,10 +132,7 @@ impl Drop for Server {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tabula-serve-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    crate::common::scratch_dir(&format!("serve-{name}"))
 }
 
 /// A small generator for the players' choices (the test's own, so that games repeat).

@@ -90,9 +90,7 @@ fn a_seats_page_names_no_piece_the_seat_never_sees() {
 
 /// A scratch folder of its own for a test.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tabula-view-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    dir
+    crate::common::scratch_dir(&format!("view-{name}"))
 }
 
 #[test]

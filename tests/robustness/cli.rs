@@ -110,7 +110,7 @@ fn a_script_error_in_play_names_its_file_and_line_in_every_command() {
 #[test]
 fn a_header_tag_that_does_not_fit_is_reported_at_its_line_by_every_command() {
     let log = "tests/corpus/logs/set-wrong-value.log";
-    let out = std::env::temp_dir().join(format!("tabula-cli-{}-set-wrong-value.html", std::process::id()));
+    let out = crate::scratch_dir("cli-set-wrong-value").join("set-wrong-value.html");
     let out = out.to_str().expect("a path");
     for args in [vec!["replay", log], vec!["view", log, "--out", out], vec!["play", "--resume", log]] {
         let ran = run(&args, Duration::from_secs(60));

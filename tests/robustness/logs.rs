@@ -219,7 +219,7 @@ mod generated {
 
     /// Writes a scratch log file.
     fn scratch(case: &str, bytes: &[u8]) -> PathBuf {
-        let path = std::env::temp_dir().join(format!("tabula-robustness-{}-{case}.log", std::process::id()));
+        let path = crate::scratch_dir(&format!("robustness-log-{case}")).join(format!("{case}.log"));
         std::fs::write(&path, bytes).expect("write a scratch log");
         path
     }

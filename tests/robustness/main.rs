@@ -27,5 +27,16 @@ mod mutation;
 mod rulesets;
 mod viewer;
 
+/// An empty scratch folder of this test process, `tabula-<name>-<process id>` in the system's
+/// temporary folder. Whatever an earlier run left there is removed first: process ids repeat
+/// (a fresh container gives the same ones each time), and a command that refuses to overwrite
+/// earlier output must meet an empty folder.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
 #[global_allocator]
 static ALLOCATOR: guard::Counting = guard::Counting;

@@ -75,7 +75,7 @@ fn copy_ruleset(from: &Path, to: &Path) {
 #[test]
 fn corrupted_rulesets_and_scripts_give_errors_not_panics() {
     let mut rng = Rng::seeded(12);
-    let scratch = std::env::temp_dir().join(format!("tabula-robustness-{}", std::process::id()));
+    let scratch = crate::scratch_dir("robustness-mutation");
     for (ruleset, files) in
         [("rulesets/east-berlin", ["game.toml", "rules.rhai"]), ("rulesets/temple", ["game.toml", "rules.rhai"])]
     {

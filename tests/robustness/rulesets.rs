@@ -605,8 +605,7 @@ mod generated {
 
     /// A scratch ruleset folder holding `game_toml` (and `rules.rhai`, if given).
     fn scratch(case: &str, game_toml: &[u8], rules: Option<&[u8]>) -> String {
-        let dir = std::env::temp_dir().join(format!("tabula-robustness-{}-{case}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let dir = crate::scratch_dir(&format!("robustness-{case}"));
         std::fs::write(dir.join("game.toml"), game_toml).expect("write game.toml");
         if let Some(rules) = rules {
             std::fs::write(dir.join("rules.rhai"), rules).expect("write rules.rhai");

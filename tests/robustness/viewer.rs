@@ -34,9 +34,7 @@ fn view_file(path: &Path, seat: Option<&str>) -> Result<String, String> {
 
 /// A scratch folder of the case's own.
 fn scratch(case: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tabula-robustness-view-{}-{case}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
+    crate::scratch_dir(&format!("robustness-view-{case}"))
 }
 
 /// A Temple log of one adventurer that says nothing after its setup but `clock` lines, one

@@ -307,14 +307,26 @@ pub(super) fn register_helpers(engine: &mut Registry) {
     // `list.contains(x)`, `x in list` and `list.index_of(x)` for numbers and words, compared
     // here. Rhai's own versions call the `==` operator once per element through a fresh call
     // context, which costs about a microsecond each (measured); they stay in use for other kinds.
-    engine.register_fn("contains", |list: &mut Array, x: i64| list.iter().any(|item| item.as_int() == Ok(x)));
-    engine.register_fn("contains", |list: &mut Array, x: ImmutableString| list.iter().any(|item| is_word(item, &x)));
+    engine.register_fn("contains", |list: &mut Array, x: i64| holds_number(list, x));
+    engine.register_fn("contains", |list: &mut Array, x: ImmutableString| holds_word(list, &x));
     engine.register_fn("index_of", |list: &mut Array, x: i64| {
         list.iter().position(|item| item.as_int() == Ok(x)).map_or(-1, |i| i as i64)
     });
     engine.register_fn("index_of", |list: &mut Array, x: ImmutableString| {
         list.iter().position(|item| is_word(item, &x)).map_or(-1, |i| i as i64)
     });
+}
+
+/// Whether `list` holds the number `x`: tabula's `contains` (`x in list`) for a number, which
+/// the compiled scripts also answer in place (`compile/condition.rs`).
+pub(super) fn holds_number(list: &Array, x: i64) -> bool {
+    list.iter().any(|item| item.as_int() == Ok(x))
+}
+
+/// Whether `list` holds the word `x`: tabula's `contains` (`x in list`) for a text, which the
+/// compiled scripts also answer in place (`compile/condition.rs`).
+pub(super) fn holds_word(list: &Array, x: &str) -> bool {
+    list.iter().any(|item| is_word(item, x))
 }
 
 /// Whether a script value is the string `word`.

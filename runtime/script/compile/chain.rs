@@ -124,8 +124,8 @@ impl FnCompiler<'_> {
                 }
                 Some(Step::Prop(name, pos)) => {
                     return Ok(Box::new(move |c| {
-                        let target = c.slot(slot);
-                        if let Some(map) = target.read_lock::<rhai::Map>() {
+                        // Reading a map's property leaves the map's known sizes known.
+                        if let Some(map) = c.slot_ref(slot).read_lock::<rhai::Map>() {
                             return Ok(map.get(name.as_str()).cloned().unwrap_or(Dynamic::UNIT));
                         }
                         let mut target = std::mem::take(c.slot(slot));

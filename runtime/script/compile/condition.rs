@@ -3,8 +3,8 @@
 //! (`Dynamic`), which the condition then checks to be a boolean and drops; a comparison of two
 //! integers or two texts (`score > best`, `o.action == "move"`) is the commonest condition, and
 //! is answered here as a `bool` at once, without making the value (a map's property is read
-//! where it lies in the map); so are `key in map` with a text key and `text.starts_with(p)`,
-//! without the native call.
+//! where it lies in the map); so are `key in map` with a text key, `x in list` with a number or
+//! a text, and `text.starts_with(p)`, without the native call.
 //! Anything else, and any comparison of other kinds of values, is computed as before
 //! (`Binary::run`, Rhai's natives), so that the answers and every error are the same.
 
@@ -13,9 +13,10 @@ use std::any::TypeId;
 use rhai::{Dynamic, Expr, FnCallExpr, Position};
 
 use super::ctx::{Ctx, Res, release};
-use super::expr::{FnCompiler, Operand, Side};
+use super::expr::{Candidates, FnCompiler, Operand, Side};
 use super::ops::{self, Op};
 use super::{C, Eval};
+use crate::script::values::{holds_number, holds_word};
 
 /// A compiled condition: evaluates to a boolean (or fails as Rhai would).
 pub(super) type Condition = Box<dyn Fn(&mut Ctx) -> Res<bool>>;
@@ -45,7 +46,7 @@ impl FnCompiler<'_> {
                 if f.op_token.is_none() && f.name == "contains" && f.args.len() == 2 && !f.capture_parent_scope =>
             {
                 let general = self.value_condition(e, pos)?;
-                self.map_contains(f, *at, general)
+                self.contains_in_place(f, *at, general)
             }
             Expr::Dot(x, flags, _)
                 if !flags.contains(rhai::ASTFlags::NEGATED)
@@ -67,7 +68,7 @@ impl FnCompiler<'_> {
             (&f.name, 1),
             *at,
             (&v.1, &f.args[0]),
-            TypeId::of::<rhai::ImmutableString>(),
+            |natives| natives.take_first(TypeId::of::<rhai::ImmutableString>()),
             general,
             |text, prefix| {
                 let (text, prefix) = (text.as_immutable_string_ref().ok()?, prefix.as_immutable_string_ref().ok()?);
@@ -82,18 +83,19 @@ impl FnCompiler<'_> {
     /// `answer` gives what Rhai's own function gives for those kinds. `general`, the call, answers
     /// where `answer` has none (other kinds of values), under `--profile` (which counts the
     /// natives called), and always where the scripts define a function `name` (the call means
-    /// theirs: `name` and its arity as the call counts it) or tabula has a native of that name
-    /// taking `first` (Rhai's is not the one called).
+    /// theirs: `name` and its arity as the call counts it) or `taken` says tabula's natives of
+    /// that name may take the call (Rhai's function, whose answer `answer` gives, would not be
+    /// the one called).
     fn native_in_place(
         &mut self,
         (name, arity): (&rhai::ImmutableString, usize),
         at: Position,
         (variable, argument): (&str, &Expr),
-        first: TypeId,
+        taken: impl FnOnce(&Candidates) -> bool,
         general: Condition,
         answer: impl Fn(&Dynamic, &Dynamic) -> Option<bool> + 'static,
     ) -> C<Condition> {
-        let taken = self.defines(name, arity) || self.native_site(name, 2, at).candidates.take_first(first);
+        let taken = self.defines(name, arity) || taken(&self.native_site(name, 2, at).candidates);
         if !in_place(argument) || taken {
             return Ok(general);
         }
@@ -167,15 +169,30 @@ impl FnCompiler<'_> {
         })
     }
 
-    /// `key in map` (or `contains(map, key)`) with a map in a variable and a text key, a
-    /// constant or a variable: the map's keys looked in where it lies, as Rhai's `contains` on a
-    /// map does (see [`FnCompiler::native_in_place`]); a list keeps the call (its `contains` may
-    /// be tabula's, by the item's type).
-    fn map_contains(&mut self, f: &FnCallExpr, at: Position, general: Condition) -> C<Condition> {
+    /// `key in map` or `x in list` (or `contains(map, key)`) with the map or list in a variable
+    /// and the key a constant or a variable, answered where they lie (see
+    /// [`FnCompiler::native_in_place`]): a map's keys looked in for a text key, as Rhai's
+    /// `contains` on a map does; a list's items for a number or a text, as tabula's own
+    /// `contains` on a list does (`values::holds_number`, `values::holds_word`: the same
+    /// functions). A list and a key of another kind (a piece) keep the call; so does every call
+    /// if tabula's natives named `contains` come to take maps, or lists with other keys.
+    fn contains_in_place(&mut self, f: &FnCallExpr, at: Position, general: Condition) -> C<Condition> {
         let Expr::Variable(v, _, _) = &f.args[0] else { return Ok(general) };
-        self.native_in_place((&f.name, 2), at, (&v.1, &f.args[1]), TypeId::of::<rhai::Map>(), general, |map, key| {
-            let (map, key) = (map.read_lock::<rhai::Map>()?, key.as_immutable_string_ref().ok()?);
-            Some(map.contains_key(key.as_str()))
+        let taken = |natives: &Candidates| {
+            let (list, number, text) =
+                (TypeId::of::<rhai::Array>(), TypeId::of::<i64>(), TypeId::of::<rhai::ImmutableString>());
+            natives.take_first(TypeId::of::<rhai::Map>())
+                || !natives.taking_first_are(list, &[&[list, number], &[list, text]])
+        };
+        self.native_in_place((&f.name, 2), at, (&v.1, &f.args[1]), taken, general, |container, key| {
+            if let Some(map) = container.read_lock::<rhai::Map>() {
+                return Some(map.contains_key(key.as_immutable_string_ref().ok()?.as_str()));
+            }
+            let list = container.read_lock::<rhai::Array>()?;
+            if let Ok(n) = key.as_int() {
+                return Some(holds_number(&list, n));
+            }
+            Some(holds_word(&list, key.as_immutable_string_ref().ok()?.as_str()))
         })
     }
 

@@ -125,6 +125,18 @@ impl Candidates {
         self.0.iter().any(|(params, _)| params.first().is_some_and(|p| *p == t || *p == TypeId::of::<Dynamic>()))
     }
 
+    /// Whether those of them taking a value of type `first` (or any value) first are exactly
+    /// natives taking `signatures`, one each, in any order.
+    pub(super) fn taking_first_are(&self, first: TypeId, signatures: &[&[TypeId]]) -> bool {
+        let taking: Vec<&[TypeId]> = self
+            .0
+            .iter()
+            .map(|(params, _)| params.as_slice())
+            .filter(|params| params.first().is_some_and(|p| *p == first || *p == TypeId::of::<Dynamic>()))
+            .collect();
+        taking.len() == signatures.len() && signatures.iter().all(|s| taking.contains(s))
+    }
+
     /// The native the arguments' types select, as Rhai chooses: the last registered whose
     /// parameter types are exactly the arguments', else the last that takes them as `Dynamic`
     /// (its place in the list).

@@ -222,9 +222,14 @@ const USES: &[&str] = &[
     "let m = #{ foo: a }; if m.bar != () || m.foo >= 0 { 1 } else { 2 }",
     "if a.foo == 1 { 1 } else { 2 }",
     "if a.len == 2 { 1 } else { 2 }",
-    // `in` as a condition: a map's keys looked in where it lies (see `condition.rs`), any
-    // other kind the native's way.
+    // `in` as a condition: a map's keys and a list's numbers and texts looked in where they
+    // lie (see `condition.rs`), any other kind the native's way; a list of every kind, holding
+    // `a` or not, looked in for `a` and for values of each kind.
     "if \"a\" in a { 1 } else { 2 }",
+    "let l = [1, \"1\", true, (), 'a', [1], #{ a: 1 }]; if a in l { 1 } else { 2 }",
+    "let l = [a, 2, \"b\"]; if a in l && !(3 in l) && \"b\" in l { 1 } else { 2 }",
+    "let k = a; let l = [\"a\", 7, \"abc\"]; if k in l || contains(l, k) { 1 } else { 2 }",
+    "let l = [-1, 0]; if a in l || 0 in l { 1 } else { 2 }",
     "if 1 in a { 1 } else { 2 }",
     "if 'a' in a { 1 } else { 2 }",
     "let k = \"a\"; if k in a && !(\"b\" in a) { 1 } else { 2 }",

@@ -146,6 +146,71 @@ pub struct State {
     pub(crate) recording: bool,
     /// Changes so far (see `changes`).
     pub(crate) changes: u64,
+    /// Which state this is, and which one a scratch state last copied (see [`Origin`]).
+    origin: Origin,
+}
+
+/// What a scratch copy needs to know of a state (see [`State::copy_for_scratch`]): a number
+/// of the state's own, fresh for every state made or cloned and for one edited outside the
+/// rules; for a scratch state, the number and count of changes of the state it last copied;
+/// and a list of the table entries (a piece's place and face, a property, a counter) changed
+/// since a count of changes, kept once a scratch state has copied this one, or this state is a
+/// scratch state. A copy then takes again only the entries either side changed since it last
+/// copied, rather than every table. Never shown, never part of the game: a game and its clone
+/// differ only in it, and its `Debug` shows nothing.
+struct Origin {
+    id: u64,
+    scratch_of: Option<Copied>,
+    /// The table entries changed while this state's count of changes went on from
+    /// `touched_from` (`u64::MAX` while nothing is noted), in the order changed, repeats and all.
+    touched: Vec<Touched>,
+    touched_from: std::cell::Cell<u64>,
+}
+
+/// For a scratch state, what it last copied: the state's number and count of changes, and how
+/// far that state's list of changed entries went then (its length, and the count it lists
+/// from).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Copied {
+    id: u64,
+    changes: u64,
+    listed: usize,
+    listed_from: u64,
+}
+
+/// A table entry a change touched (see [`Origin`]).
+#[derive(Clone, Copy, Debug)]
+enum Touched {
+    /// A piece's zone (and so its zone's members and counts) and its face.
+    Piece(PieceId),
+    /// A property's slot.
+    Prop(u32),
+    Counter(CounterId),
+}
+
+/// At most this many entries noted as changed; past it, the list starts again, and a scratch
+/// state that copied before then copies every table.
+const MOST_TOUCHED: usize = 256;
+
+impl Origin {
+    fn fresh() -> Origin {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Origin { id, scratch_of: None, touched: Vec::new(), touched_from: std::cell::Cell::new(u64::MAX) }
+    }
+}
+
+impl Clone for Origin {
+    /// A clone is another state: it goes its own way from here.
+    fn clone(&self) -> Self {
+        Origin::fresh()
+    }
+}
+
+impl std::fmt::Debug for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Origin")
+    }
 }
 
 impl State {
@@ -153,6 +218,12 @@ impl State {
     /// or `options` hook, an agent): everything but the recorded events, with recording off.
     /// It reuses this state's buffers, so a scratch state kept between calls costs no
     /// allocation (a `clone` would allocate every list, and copy every event recorded so far).
+    /// The tables that change only with a change of the game (where pieces are, which way up,
+    /// their properties, the counters) are taken again entry by entry when this state last
+    /// copied the same state (its origin) and both note what changed since (see [`Origin`]):
+    /// the entries the scratch's hooks changed here and those the game changed there. The piece
+    /// order is always copied: moving a piece to the top of the zone it is in changes the order
+    /// and is not a change of the game.
     pub(crate) fn copy_for_scratch(&mut self, from: &State) {
         // Destructured so that a field added to `State` cannot be forgotten here.
         let State {
@@ -180,14 +251,55 @@ impl State {
             events: _,
             recording: _,
             changes,
+            origin,
         } = from;
-        self.zone_of.clone_from(zone_of);
-        self.members.clone_from(members);
+        // Taken again entry by entry where this state last copied `from` (at `since` changes)
+        // and both lists of what changed cover everything after it: what the scratch's hooks
+        // changed here, and what the game changed there.
+        let listed = |o: &Origin, since: u64| o.touched_from.get() <= since;
+        let again = self
+            .origin
+            .scratch_of
+            .filter(|c| c.id == origin.id && listed(origin, c.changes) && listed(&self.origin, c.changes));
+        if let Some(last) = again {
+            // The game's list from where it stood at the last copy, unless it started again since.
+            let theirs = if origin.touched_from.get() == last.listed_from { last.listed } else { 0 };
+            let mine = std::mem::take(&mut self.origin.touched);
+            for &t in mine.iter().chain(origin.touched.get(theirs..).unwrap_or_default()) {
+                self.take_entry(from, t);
+            }
+            self.origin.touched = mine;
+            // Every test game checks that the entries taken make the tables whole.
+            debug_assert!(
+                self.zone_of == *zone_of
+                    && self.members == *members
+                    && self.face_up == *face_up
+                    && self.props == *props
+                    && self.zone_count == *zone_count
+                    && self.counters == *counters,
+                "a scratch copy taken entry by entry differs from the state it copies"
+            );
+        } else {
+            self.zone_of.clone_from(zone_of);
+            self.members.clone_from(members);
+            self.face_up.clone_from(face_up);
+            self.props.clone_from(props);
+            self.zone_count.clone_from(zone_count);
+            self.counters.clone_from(counters);
+        }
+        // From here on both sides note what they change, for the next copy.
+        self.origin.touched.clear();
+        self.origin.touched_from.set(*changes);
+        if origin.touched_from.get() == u64::MAX {
+            origin.touched_from.set(*changes);
+        }
+        self.origin.scratch_of = Some(Copied {
+            id: origin.id,
+            changes: *changes,
+            listed: origin.touched.len(),
+            listed_from: origin.touched_from.get(),
+        });
         self.order.clone_from(order);
-        self.face_up.clone_from(face_up);
-        self.props.clone_from(props);
-        self.zone_count.clone_from(zone_count);
-        self.counters.clone_from(counters);
         self.players = *players;
         self.phase = *phase;
         self.stage = *stage;
@@ -205,6 +317,42 @@ impl State {
         self.events.clear();
         self.recording = false;
         self.changes = *changes;
+    }
+
+    /// Takes one table entry from `from` (see [`State::copy_for_scratch`]).
+    fn take_entry(&mut self, from: &State, t: Touched) {
+        match t {
+            Touched::Piece(p) => {
+                let p = p as usize;
+                let (Some(&here), Some(&there)) = (self.zone_of.get(p), from.zone_of.get(p)) else { return };
+                if here != there {
+                    self.members.moved(p as PieceId, here, there);
+                    self.zone_count[here as usize] -= 1;
+                    self.zone_count[there as usize] += 1;
+                    self.zone_of[p] = there;
+                }
+                self.face_up[p] = from.face_up[p];
+            }
+            Touched::Prop(slot) => self.props[slot as usize] = from.props[slot as usize],
+            Touched::Counter(c) => self.counters[c as usize] = from.counters[c as usize],
+        }
+    }
+
+    /// Notes a table entry about to change, once a scratch state copies this one or this is
+    /// one (see [`Origin`]). Called before the change's event, whose count of changes it is
+    /// part of.
+    #[inline]
+    fn touch(&mut self, t: Touched) {
+        if self.origin.touched_from.get() == u64::MAX {
+            return;
+        }
+        if self.origin.touched.len() < MOST_TOUCHED {
+            self.origin.touched.push(t);
+        } else {
+            // Too many: what changed up to this change (this one too) is no longer listed.
+            self.origin.touched.clear();
+            self.origin.touched_from.set(self.changes + 1);
+        }
     }
 }
 
@@ -235,6 +383,7 @@ impl Default for State {
             events: Vec::new(),
             recording: false,
             changes: 0,
+            origin: Origin::fresh(),
         }
     }
 }
@@ -477,6 +626,7 @@ impl State {
             self.order[p] = self.bottom_key;
         }
         if from != zone {
+            self.touch(Touched::Piece(piece));
             self.emit(Event::Moved { piece, from, to: zone });
         }
         match defs.zones[zone as usize].face {
@@ -490,6 +640,7 @@ impl State {
     pub fn turn(&mut self, piece: PieceId, up: bool) {
         if self.face_up[piece as usize] != up {
             self.face_up[piece as usize] = up;
+            self.touch(Touched::Piece(piece));
             self.emit(Event::Turned { piece, up });
         }
     }
@@ -511,6 +662,7 @@ impl State {
     pub(crate) fn set_prop_at(&mut self, piece: PieceId, slot: usize, value: i64) {
         if self.props[slot] != value {
             self.props[slot] = value;
+            self.touch(Touched::Prop(slot as u32));
             self.emit(Event::PropSet { piece, slot: slot as u32, value });
         }
     }
@@ -527,6 +679,7 @@ impl State {
         let value = value.clamp(def.min, def.max);
         if self.counters[counter as usize] != value {
             self.counters[counter as usize] = value;
+            self.touch(Touched::Counter(counter));
             self.emit(Event::CounterSet { counter, value });
         }
         value
@@ -611,6 +764,8 @@ impl State {
         }
         self.order.swap(a as usize, b as usize);
         self.face_up.swap(a as usize, b as usize);
+        self.touch(Touched::Piece(a));
+        self.touch(Touched::Piece(b));
         self.changes += 1;
     }
 
@@ -628,6 +783,9 @@ impl State {
         for (p, key) in pieces[..keep].iter().chain(&moved).zip(keys) {
             self.order[*p as usize] = key;
         }
+        // Only the order changed, which scratch copies always take; a new origin all the same,
+        // since this is another game now.
+        self.origin.id = Origin::fresh().id;
     }
 
     /// A uniform integer in `0..n` from the game's generator (or the replayed log), recorded as
@@ -695,6 +853,7 @@ impl State {
         };
         let slot = defs.prop_slot(piece, "face").unwrap_or(0);
         self.props[slot] = face;
+        self.touch(Touched::Prop(slot as u32));
         self.emit(Event::Rolled { piece, face });
         Ok(face)
     }
@@ -878,6 +1037,103 @@ mod tests {
         expected.events.clear();
         expected.recording = false;
         assert_eq!(format!("{scratch:?}"), format!("{expected:?}"));
+    }
+
+    /// A scratch state copied again from the same state takes again only the entries either
+    /// side changed since (see `Origin`): whatever changed between, in the scratch, in the
+    /// state, or too much to list, or from another state (a clone), it is the state again,
+    /// every table.
+    #[test]
+    fn a_scratch_copy_taken_again_is_the_state_whatever_changed_between() {
+        let rules = Rc::new(crate::load("tests/fixtures/features", &crate::LoadOptions::default()).expect("fixture"));
+        let defs: &crate::rules::defs::Defs = &rules;
+        let mut game = crate::Game::recorded(rules.clone(), 2, 7).expect("start");
+        let same = |scratch: &super::State, state: &super::State| {
+            let mut expected = state.clone();
+            expected.events.clear();
+            expected.recording = false;
+            assert_eq!(format!("{scratch:?}"), format!("{expected:?}"));
+        };
+        let piece = (0..defs.pieces.len() as PieceId)
+            .find(|&p| !defs.pieces[p as usize].props.is_empty())
+            .expect("a piece with properties");
+        let slot = defs.pieces[piece as usize].prop_base;
+        // Another zone, where the piece keeps its face (a move alone, no turn with it).
+        let other_zone = |s: &super::State| {
+            let keeps = |z: ZoneId| match defs.zones[z as usize].face {
+                crate::rules::defs::Facing::Keep => true,
+                crate::rules::defs::Facing::Up => s.face_up[piece as usize],
+                crate::rules::defs::Facing::Down => !s.face_up[piece as usize],
+            };
+            (0..defs.zones.len() as ZoneId).find(|&z| z != s.zone_of(piece) && keeps(z)).expect("another zone")
+        };
+        let other_value = |s: &super::State, c: usize| {
+            let def = &defs.counters[c];
+            if s.counter(c as u16) == def.min { def.max } else { def.min }
+        };
+        let mut scratch = super::State::default();
+        scratch.copy_for_scratch(game.state());
+        same(&scratch, game.state());
+        // The scratch's hooks set a property twice, moved and turned a piece, set a counter.
+        scratch.set_prop_at(piece, slot, scratch.prop(slot) + 1);
+        scratch.set_prop_at(piece, slot, scratch.prop(slot) + 1);
+        let zone = other_zone(&scratch);
+        scratch.move_piece(defs, piece, zone);
+        let up = !scratch.face_up[piece as usize];
+        scratch.turn(piece, up);
+        scratch.set_counter(defs, 0, other_value(&scratch, 0));
+        scratch.copy_for_scratch(game.state());
+        same(&scratch, game.state());
+        // Only the order changed in the scratch (to the bottom of its own zone).
+        let here = scratch.zone_of(piece);
+        scratch.move_piece_to(defs, piece, here, false);
+        scratch.copy_for_scratch(game.state());
+        same(&scratch, game.state());
+        // Only a piece turned in the scratch.
+        let up = !scratch.face_up[piece as usize];
+        scratch.turn(piece, up);
+        scratch.copy_for_scratch(game.state());
+        same(&scratch, game.state());
+        // The game changed (a timer, and a piece moved and a property set on the state itself).
+        game.advance_clock(1500).expect("a timer fires");
+        scratch.copy_for_scratch(game.state());
+        same(&scratch, game.state());
+        let mut state = game.state().clone();
+        scratch.copy_for_scratch(&state);
+        let zone = other_zone(&state);
+        state.move_piece(defs, piece, zone);
+        state.set_prop_at(piece, slot, state.prop(slot) + 5);
+        state.set_counter(defs, 0, other_value(&state, 0));
+        scratch.set_prop_at(piece, slot, scratch.prop(slot) - 9);
+        scratch.copy_for_scratch(&state);
+        same(&scratch, &state);
+        // More changes than either side lists, on the scratch, then on the state.
+        for n in 0..=super::MOST_TOUCHED as i64 {
+            scratch.set_prop_at(piece, slot, n + 1000);
+        }
+        scratch.copy_for_scratch(&state);
+        same(&scratch, &state);
+        for n in 0..=super::MOST_TOUCHED as i64 {
+            state.set_prop_at(piece, slot, n + 2000);
+        }
+        scratch.copy_for_scratch(&state);
+        same(&scratch, &state);
+        // Changed again after its list started again: listed from its start.
+        state.set_counter(defs, 0, other_value(&state, 0));
+        scratch.copy_for_scratch(&state);
+        same(&scratch, &state);
+        // Another state at the same count of changes, with other tables (a clone).
+        let mut other = state.clone();
+        other.props[slot] += 1;
+        scratch.copy_for_scratch(&other);
+        same(&scratch, &other);
+        // A state edited outside the rules (the order only).
+        let mut rng = crate::rng::Rng::seeded(3);
+        for z in 0..defs.zones.len() as ZoneId {
+            other.reorder_unrecorded(defs, z, 0, &mut rng);
+        }
+        scratch.copy_for_scratch(&other);
+        same(&scratch, &other);
     }
 
     #[test]

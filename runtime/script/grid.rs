@@ -5,7 +5,9 @@
 //! `free_cells`). Shared by the `Game` and `View` handles; a seat's grid holds only the pieces
 //! it can see.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
@@ -43,7 +45,9 @@ fn coordinates(defs: &Defs, state: &State, piece: PieceId) -> Option<(i64, i64)>
 /// there. Pieces without integer `x` and `y`, `skip`, and pieces `seat` cannot see (none are
 /// hidden for `None`) are left out.
 pub(super) struct Grid {
-    cells: HashMap<(i64, i64), PieceId>,
+    /// (Fx-hashed: a placement rule looks up a dozen cells for each cell it tries, and std's
+    /// SipHash cost more than the look-ups.)
+    cells: FxHashMap<(i64, i64), PieceId>,
 }
 
 /// The first piece of the zone (in zone order) at `(x, y)` that `seat` can see: the zone's
@@ -61,7 +65,7 @@ pub(super) fn cell(defs: &Defs, state: &State, zone: ZoneId, seat: Option<SeatId
 
 impl Grid {
     pub(super) fn of(defs: &Defs, state: &State, zone: ZoneId, seat: Option<SeatId>, skip: Option<PieceId>) -> Grid {
-        let mut cells = HashMap::new();
+        let mut cells = FxHashMap::default();
         for p in state.pieces_in(defs, zone) {
             if Some(p) == skip || !crate::view::sight::visible(defs, state, seat, zone, p) {
                 continue;

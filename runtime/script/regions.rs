@@ -343,13 +343,19 @@ pub(super) fn paths(
         return Ok(found);
     }
     let most = keep.most();
-    // Paths to go on with: pieces so far, changes, jumps.
-    let mut todo: Vec<(Vec<usize>, i64, i64)> = vec![(vec![s], 0, 0)];
-    let mut steps = Vec::new();
+    // Paths to go on with: the piece that ends each, its length, changes and jumps. The search
+    // is depth first, so the path to a piece taken off `todo` is `path` as it stands, cut to
+    // the piece's place: what was walked since the piece was put on went deeper than it.
+    let mut todo: Vec<(usize, usize, i64, i64)> = vec![(s, 1, 0, 0)];
+    let mut path: Vec<usize> = Vec::new();
+    // Each piece's steps, worked out at its first visit (the board does not change during the
+    // search, and a depth-first search visits a piece once for every path through it).
+    let mut steps: Vec<Option<Vec<Step>>> = vec![None; board.pieces.len()];
     while found.len() < max_paths
-        && let Some((path, changes, jumps)) = todo.pop()
+        && let Some((here, len, changes, jumps)) = todo.pop()
     {
-        let here = *path.last().unwrap_or(&s);
+        path.truncate(len - 1);
+        path.push(here);
         if here == e {
             if keep.keeps(changes, jumps > 0) {
                 let mut out = Map::new();
@@ -361,15 +367,19 @@ pub(super) fn paths(
             }
             continue;
         }
-        board.steps(here, &mut steps)?;
-        charge(steps.len().saturating_mul(path.len()) + 1)?;
-        for step in &steps {
+        let out = match &mut steps[here] {
+            Some(known) => known,
+            place => {
+                let mut out = Vec::new();
+                board.steps(here, &mut out)?;
+                place.insert(out)
+            }
+        };
+        charge(out.len().saturating_mul(len) + 1)?;
+        for step in out.iter() {
             let changes = changes + i64::from(step.change);
             if changes <= most && !path.contains(&step.to) {
-                let mut longer = Vec::with_capacity(path.len() + 1);
-                longer.extend_from_slice(&path);
-                longer.push(step.to);
-                todo.push((longer, changes, jumps + i64::from(step.jump)));
+                todo.push((step.to, len + 1, changes, jumps + i64::from(step.jump)));
             }
         }
     }

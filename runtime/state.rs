@@ -188,8 +188,8 @@ enum Touched {
     Counter(CounterId),
 }
 
-/// At most this many entries noted as changed; past it, the list starts again, and a scratch
-/// state that copied before then copies every table.
+/// At most this many entries noted as changed; past it, none are noted until the next copy,
+/// which copies every table.
 const MOST_TOUCHED: usize = 256;
 
 impl Origin {
@@ -349,9 +349,10 @@ impl State {
         if self.origin.touched.len() < MOST_TOUCHED {
             self.origin.touched.push(t);
         } else {
-            // Too many: what changed up to this change (this one too) is no longer listed.
+            // Too many: nothing is listed any more, until a scratch state copies this one again
+            // (a game whose hooks seldom run on a copy stops paying for the list).
             self.origin.touched.clear();
-            self.origin.touched_from.set(self.changes + 1);
+            self.origin.touched_from.set(u64::MAX);
         }
     }
 }
@@ -637,6 +638,7 @@ impl State {
     }
 
     /// Turns a piece face up or down.
+    #[inline]
     pub fn turn(&mut self, piece: PieceId, up: bool) {
         if self.face_up[piece as usize] != up {
             self.face_up[piece as usize] = up;
@@ -1118,7 +1120,7 @@ mod tests {
         }
         scratch.copy_for_scratch(&state);
         same(&scratch, &state);
-        // Changed again after its list started again: listed from its start.
+        // Changed again after the copy that followed: listed again from that copy.
         state.set_counter(defs, 0, other_value(&state, 0));
         scratch.copy_for_scratch(&state);
         same(&scratch, &state);

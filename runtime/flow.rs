@@ -575,12 +575,22 @@ impl Game {
         };
         let seat = candidate.seat;
         match &def.params[k].domain {
+            // The pieces of one kind are listed with it, in id order; of several kinds, every
+            // piece of the game is asked (the same order).
             Domain::Piece(kinds, within) => {
-                for (p, def) in defs.pieces.iter().enumerate() {
-                    if kinds.contains(&def.kind)
-                        && within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of[p]))
-                    {
-                        each(Value::Piece(p as PieceId), candidate)?;
+                let within =
+                    |p: PieceId| within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of[p as usize]));
+                if let [kind] = kinds.as_slice() {
+                    for &p in defs.kinds.get(*kind as usize).map(|k| k.pieces.as_slice()).unwrap_or_default() {
+                        if within(p) {
+                            each(Value::Piece(p), candidate)?;
+                        }
+                    }
+                } else {
+                    for (p, def) in defs.pieces.iter().enumerate() {
+                        if kinds.contains(&def.kind) && within(p as PieceId) {
+                            each(Value::Piece(p as PieceId), candidate)?;
+                        }
                     }
                 }
             }

@@ -253,16 +253,18 @@ impl State {
             changes,
             origin,
         } = from;
-        // Taken again entry by entry where this state last copied `from` (at `since` changes)
-        // and both lists of what changed cover everything after it: what the scratch's hooks
-        // changed here, and what the game changed there.
+        // Taken again entry by entry where this state last copied `from` and both lists of what
+        // changed cover everything after that copy: what the scratch's hooks changed here, and
+        // what the game changed there.
         let listed = |o: &Origin, since: u64| o.touched_from.get() <= since;
         let again = self
             .origin
             .scratch_of
             .filter(|c| c.id == origin.id && listed(origin, c.changes) && listed(&self.origin, c.changes));
         if let Some(last) = again {
-            // The game's list from where it stood at the last copy, unless it started again since.
+            // The game's list from where it stood at the last copy. (From its start if it was
+            // emptied and started again since; a list started again begins after that copy, so
+            // `listed` has ruled that out already, but it costs nothing to be sure.)
             let theirs = if origin.touched_from.get() == last.listed_from { last.listed } else { 0 };
             let mine = std::mem::take(&mut self.origin.touched);
             for &t in mine.iter().chain(origin.touched.get(theirs..).unwrap_or_default()) {
@@ -287,7 +289,10 @@ impl State {
             self.zone_count.clone_from(zone_count);
             self.counters.clone_from(counters);
         }
-        // From here on both sides note what they change, for the next copy.
+        // From here on both sides note what they change, for the next copy; and this state is
+        // another one now, for whoever copied it (a scratch state is not copied, but if it were,
+        // its list just emptied would not tell what changed).
+        self.origin.id = Origin::fresh().id;
         self.origin.touched.clear();
         self.origin.touched_from.set(*changes);
         if origin.touched_from.get() == u64::MAX {

@@ -1336,6 +1336,11 @@ impl Loader<'_> {
             }
         }
         self.defs.prop_slots = prop_base;
+        for (id, piece) in self.defs.pieces.iter().enumerate() {
+            if let Some(kind) = self.defs.kinds.get_mut(piece.kind as usize) {
+                kind.pieces.push(id as PieceId);
+            }
+        }
         // Piece-valued properties were written as names; now every piece has an id.
         for (pieces, slot, name, file, span) in std::mem::take(&mut self.unresolved) {
             let id = match self.defs.piece_index.get(&name) {

@@ -576,7 +576,8 @@ impl Game {
         let seat = candidate.seat;
         match &def.params[k].domain {
             // The pieces of one kind are listed with it, in id order; of several kinds, every
-            // piece of the game is asked (the same order).
+            // piece of the game is asked (the same order). Two loops: one chained iterator over
+            // both cases cost 0.5% more of Escape Plan's random games (measured).
             Domain::Piece(kinds, within) => {
                 let within =
                     |p: PieceId| within.as_ref().is_none_or(|zs| names_zone(zs, seat, self.state.zone_of[p as usize]));

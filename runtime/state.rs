@@ -168,14 +168,13 @@ struct Origin {
 }
 
 /// For a scratch state, what it last copied: the state's number and count of changes, and how
-/// far that state's list of changed entries went then (its length, and the count it lists
-/// from).
+/// long that state's list of changed entries was then. (The list cannot have been emptied and
+/// started again since if it still covers that copy: it starts again only at a later copy.)
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Copied {
     id: u64,
     changes: u64,
     listed: usize,
-    listed_from: u64,
 }
 
 /// A table entry a change touched (see [`Origin`]).
@@ -262,12 +261,9 @@ impl State {
             .scratch_of
             .filter(|c| c.id == origin.id && listed(origin, c.changes) && listed(&self.origin, c.changes));
         if let Some(last) = again {
-            // The game's list from where it stood at the last copy. (From its start if it was
-            // emptied and started again since; a list started again begins after that copy, so
-            // `listed` has ruled that out already, but it costs nothing to be sure.)
-            let theirs = if origin.touched_from.get() == last.listed_from { last.listed } else { 0 };
+            // The game's list from where it stood at the last copy.
             let mine = std::mem::take(&mut self.origin.touched);
-            for &t in mine.iter().chain(origin.touched.get(theirs..).unwrap_or_default()) {
+            for &t in mine.iter().chain(origin.touched.get(last.listed..).unwrap_or_default()) {
                 self.take_entry(from, t);
             }
             self.origin.touched = mine;
@@ -298,12 +294,7 @@ impl State {
         if origin.touched_from.get() == u64::MAX {
             origin.touched_from.set(*changes);
         }
-        self.origin.scratch_of = Some(Copied {
-            id: origin.id,
-            changes: *changes,
-            listed: origin.touched.len(),
-            listed_from: origin.touched_from.get(),
-        });
+        self.origin.scratch_of = Some(Copied { id: origin.id, changes: *changes, listed: origin.touched.len() });
         self.order.clone_from(order);
         self.players = *players;
         self.phase = *phase;

@@ -256,16 +256,13 @@ pub struct KindDef {
     /// Property name -> slot: scripts name a property at every read, so a lookup must not
     /// scan the list (a chamber tile can have thirty properties).
     pub(crate) prop_index: NameMap<usize>,
-    /// Its pieces, in id order (filled once every piece is loaded): listing the pieces an
-    /// action's parameter may take walks these rather than every piece of the game.
-    pub(crate) pieces: Vec<PieceId>,
 }
 
 impl KindDef {
     /// A kind with its properties.
     pub(crate) fn new(name: String, props: Vec<PropDef>, die: Option<usize>) -> KindDef {
         let prop_index = props.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
-        KindDef { name, props, die, prop_index, pieces: Vec::new() }
+        KindDef { name, props, die, prop_index }
     }
 
     /// Replaces the properties (the loader learns them after the kind's name).
@@ -541,6 +538,10 @@ pub struct ParamDef {
     pub name: String,
     /// Its domain.
     pub domain: Domain,
+    /// A piece parameter's candidates, whatever their zone: every piece of its kinds, in id
+    /// order (filled at load; empty for other domains). Listing options walks this rather than
+    /// asking every piece of the game its kind.
+    pub pieces: Vec<PieceId>,
 }
 
 /// The built-in effect of an action.

@@ -1336,11 +1336,6 @@ impl Loader<'_> {
             }
         }
         self.defs.prop_slots = prop_base;
-        for (id, piece) in self.defs.pieces.iter().enumerate() {
-            if let Some(kind) = self.defs.kinds.get_mut(piece.kind as usize) {
-                kind.pieces.push(id as PieceId);
-            }
-        }
         // Piece-valued properties were written as names; now every piece has an id.
         for (pieces, slot, name, file, span) in std::mem::take(&mut self.unresolved) {
             let id = match self.defs.piece_index.get(&name) {
@@ -1482,7 +1477,13 @@ impl Loader<'_> {
                 } else {
                     Domain::Seat
                 };
-                params.push(ParamDef { name: p.name.value.clone(), domain });
+                let pieces = match &domain {
+                    Domain::Piece(kinds, _) => (0..self.defs.pieces.len() as PieceId)
+                        .filter(|&id| kinds.contains(&self.defs.pieces[id as usize].kind))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                params.push(ParamDef { name: p.name.value.clone(), domain, pieces });
             }
             // A set is written as its pieces, as many as it holds: only the last word of a line
             // can run on like that.

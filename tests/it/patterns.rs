@@ -59,3 +59,20 @@ fn a_line_said_to_one_seat_reaches_that_seat_alone() {
     assert!(red.contains(&"sprint cards left: 1".to_string()), "{red:?}");
     assert!(!blue.iter().any(|l| l.starts_with("sprint cards left")), "{blue:?}");
 }
+
+#[test]
+fn a_parameter_of_several_kinds_lists_its_pieces_in_the_order_they_are_declared_whatever_the_order_of_its_kinds() {
+    // The same race with the parameter's kinds written cards first: the options still come in
+    // the order of the `[pieces]` table (the die, then the cards), as `legal_actions` promises.
+    let dir = crate::common::scratch_dir("patterns-kinds-order");
+    for file in ["game.toml", "rules.rhai"] {
+        let text = std::fs::read_to_string(std::path::Path::new(FIXTURE).join(file)).expect("fixture");
+        let kinds = r#"pieces = ["die", "card"]"#;
+        assert!(file != "game.toml" || text.contains(kinds), "the fixture's parameter changed");
+        let text = text.replace(kinds, r#"pieces = ["card", "die"]"#);
+        std::fs::write(dir.join(file), text).expect("write");
+    }
+    let rules = tabula::load(dir.to_str().expect("path"), &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let game = Game::new(Rc::new(rules), 2, 7).expect("starts");
+    assert_eq!(options(&game, "red"), ["red: advance die", "red: advance red_sprint_1", "red: advance red_sprint_2"]);
+}

@@ -359,10 +359,12 @@ impl<'a> Ctx<'a> {
             return;
         }
         self.lent_filled |= lent;
-        for k in 0..8 {
-            if lent & (1 << k) != 0
-                && let Some(v) = self.stack.get_mut(base + 1 + k)
-            {
+        // The lent parameters' bits, lowest first (most calls lend one: the handle).
+        let mut bits = lent;
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let Some(v) = self.stack.get_mut(base + 1 + k) {
                 release(std::mem::replace(&mut self.lent_back[k], std::mem::take(v)));
             }
         }

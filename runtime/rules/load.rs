@@ -1478,9 +1478,7 @@ impl Loader<'_> {
                     Domain::Seat
                 };
                 let pieces = match &domain {
-                    Domain::Piece(kinds, _) => (0..self.defs.pieces.len() as PieceId)
-                        .filter(|&id| kinds.contains(&self.defs.pieces[id as usize].kind))
-                        .collect(),
+                    Domain::Piece(kinds, _) => self.pieces_of_kinds(kinds),
                     _ => Vec::new(),
                 };
                 params.push(ParamDef { name: p.name.value.clone(), domain, pieces });
@@ -1602,6 +1600,11 @@ impl Loader<'_> {
         Err(())
     }
 
+    /// Every piece of `kinds`, in id order: a piece parameter's candidates, a set's universe.
+    fn pieces_of_kinds(&self, kinds: &[KindId]) -> Vec<PieceId> {
+        (0..self.defs.pieces.len() as PieceId).filter(|&p| kinds.contains(&self.defs.pieces[p as usize].kind)).collect()
+    }
+
     /// The domain of a set parameter: its universe (every piece of its kinds) and sizes.
     fn set_domain(
         &mut self,
@@ -1611,9 +1614,7 @@ impl Loader<'_> {
         action: &str,
         file: FileId,
     ) -> SetDomain {
-        let universe: Vec<PieceId> = (0..self.defs.pieces.len() as PieceId)
-            .filter(|&piece| kinds.contains(&self.defs.pieces[piece as usize].kind))
-            .collect();
+        let universe = self.pieces_of_kinds(&kinds);
         if universe.len() > MAX_SET_UNIVERSE {
             let d = self
                 .err(

@@ -405,27 +405,29 @@ impl Game {
             if self.may_act_out_of_turn(seat) { "out-of-turn actions (the seat is not on turn)" } else { "actions" };
         out.reserve(items.len());
         for item in &items {
-            let (mut action, left_out) = defs.scripts.listed_option(defs, seat, item).map_err(bad)?;
-            if !allowed.contains(&action.action) {
-                return Err(bad(format!(
-                    "`{}` is not one of the phase's {which}",
-                    defs.actions[action.action as usize].name
-                )));
+            let option = defs.scripts.listed_option(defs, seat, item).map_err(bad)?;
+            let action = option.action.action;
+            if !allowed.contains(&action) {
+                return Err(bad(format!("`{}` is not one of the phase's {which}", defs.actions[action as usize].name)));
             }
-            if left_out == 0 {
-                out.push(action);
-                continue;
-            }
-            // The parameters the option leaves out take each of their values, natively, in
-            // their domains' order: the hook vouches for the action (its `legal` hook is not
-            // asked), the built-in checks still apply.
-            let def = &defs.actions[action.action as usize];
-            let mut fixed = [None; crate::value::MAX_PARAMS];
-            for (k, v) in action.args.iter().enumerate() {
-                fixed[k] = (left_out & 1 << k == 0).then_some(*v);
-            }
-            let n = action.args.len();
-            self.enumerate_from(def, 0, &fixed[..n], &mut action, false, out)?;
+            let left_out = option.left_out;
+            // A list given for a parameter stands for an option per value, in its order.
+            option.each(|mut action| {
+                if left_out == 0 {
+                    out.push(action);
+                    return Ok(());
+                }
+                // The parameters the option leaves out take each of their values, natively, in
+                // their domains' order: the hook vouches for the action (its `legal` hook is not
+                // asked), the built-in checks still apply.
+                let def = &defs.actions[action.action as usize];
+                let mut fixed = [None; crate::value::MAX_PARAMS];
+                for (k, v) in action.args.iter().enumerate() {
+                    fixed[k] = (left_out & 1 << k == 0).then_some(*v);
+                }
+                let n = action.args.len();
+                self.enumerate_from(def, 0, &fixed[..n], &mut action, false, out)
+            })?;
         }
         defs.scripts.options_read(keeping, items);
         Ok(())
@@ -504,25 +506,32 @@ impl Game {
                 }
                 None => return Err(bad("expected maps of arguments, as #{x: 0, y: -1}".into())),
             };
-            let (mut option, left_out) = defs.scripts.listed_option(defs, seat, &item).map_err(bad)?;
-            if option.action != action {
-                return Err(bad(format!("lists `{}`, another action", defs.actions[option.action as usize].name)));
+            let listed = defs.scripts.listed_option(defs, seat, &item).map_err(bad)?;
+            if listed.action.action != action {
+                return Err(bad(format!(
+                    "lists `{}`, another action",
+                    defs.actions[listed.action.action as usize].name
+                )));
             }
+            let left_out = listed.left_out;
             let kept = |k: usize| left_out & 1 << k == 0;
-            if !fixed.iter().zip(&option.args).enumerate().all(|(k, (f, a))| !kept(k) || f.is_none_or(|f| f == *a)) {
-                continue;
-            }
-            if left_out == 0 {
-                out.push(option);
-                continue;
-            }
-            // Left out: each value the prompt does not fix (see `listed_options_into`).
-            let mut each = [None; crate::value::MAX_PARAMS];
-            for (k, v) in option.args.iter().enumerate() {
-                each[k] = if kept(k) { Some(*v) } else { fixed.get(k).copied().flatten() };
-            }
-            let n = option.args.len();
-            self.enumerate_from(def, 0, &each[..n], &mut option, false, out)?;
+            listed.each(|mut option| {
+                if !fixed.iter().zip(&option.args).enumerate().all(|(k, (f, a))| !kept(k) || f.is_none_or(|f| f == *a))
+                {
+                    return Ok(());
+                }
+                if left_out == 0 {
+                    out.push(option);
+                    return Ok(());
+                }
+                // Left out: each value the prompt does not fix (see `listed_options_into`).
+                let mut each = [None; crate::value::MAX_PARAMS];
+                for (k, v) in option.args.iter().enumerate() {
+                    each[k] = if kept(k) { Some(*v) } else { fixed.get(k).copied().flatten() };
+                }
+                let n = option.args.len();
+                self.enumerate_from(def, 0, &each[..n], &mut option, false, out)
+            })?;
         }
         Ok(())
     }

@@ -40,7 +40,7 @@ pub use compile::profile;
 use game_api::GameApi;
 #[cfg(feature = "script-signatures")]
 pub use signatures::{NativeFunction, native_functions};
-pub(crate) use values::{from_value, map_action, map_option};
+pub(crate) use values::{MappedOption, from_value, map_action, map_option};
 use view_api::SeatView;
 
 /// Most operations one hook call may perform before it is stopped as a runaway.
@@ -238,9 +238,10 @@ impl Scripts {
         result
     }
 
-    /// The action an `options` hook's item describes for `seat`, and the parameters it leaves
-    /// out (see [`map_option`]), with the names the scripts pass looked up once per string.
-    pub(crate) fn listed_option(&self, defs: &Defs, seat: SeatId, item: &Dynamic) -> Result<(Action, u32), String> {
+    /// The option an `options` hook's item describes for `seat`: its action, the parameters it
+    /// leaves out and the lists of values it gives (see [`map_option`]), with the names the
+    /// scripts pass looked up once per string.
+    pub(crate) fn listed_option(&self, defs: &Defs, seat: SeatId, item: &Dynamic) -> Result<MappedOption, String> {
         map_option(defs, Some(&self.names), seat, item, true)
     }
 

@@ -85,21 +85,23 @@ pub(crate) fn action_map(defs: &Defs, action: &Action) -> Map {
 
 /// The action a script describes as `#{action: "...", <param>: value...}` for `seat`.
 pub(crate) fn map_action(defs: &Defs, seat: SeatId, value: &Dynamic) -> Result<Action, String> {
-    map_option(defs, None, seat, value, false).map(|(action, _)| action)
+    map_option(defs, None, seat, value, false).map(|option| option.action)
 }
 
 /// [`map_action`] for an option an `options` hook lists, which may leave parameters out when
-/// `partial`: the action (a left-out parameter holds `Value::Int(0)`), and which parameters
-/// were left out (bit k: parameter k), for the engine to list their every value. With the
-/// scripts' `names`, an action's and a zone's name are looked up once per string (a literal
-/// of the scripts, a zone's name as natives give it), not hashed at every option.
+/// `partial`: the action (a left-out parameter holds `Value::Int(0)`), which parameters were left
+/// out (bit k: parameter k), for the engine to list their every value, and, when `partial`, the
+/// lists of values given for parameters that take one value (`#{action: "move", pawn: p, to:
+/// ["hall", "yard"]}`: one option per value, see [`MappedOption::each`]). With the scripts'
+/// `names`, an action's and a zone's name are looked up once per string (a literal of the
+/// scripts, a zone's name as natives give it), not hashed at every option.
 pub(crate) fn map_option(
     defs: &Defs,
     names: Option<&Names>,
     seat: SeatId,
     value: &Dynamic,
     partial: bool,
-) -> Result<(Action, u32), String> {
+) -> Result<MappedOption, String> {
     let map =
         value.read_lock::<Map>().ok_or_else(|| format!("expected a map like #{{action: \"...\"}}, found {value}"))?;
     let text =
@@ -113,16 +115,23 @@ pub(crate) fn map_option(
     let def = &defs.actions[action as usize];
     let mut args = crate::value::Args::new();
     let mut left_out = 0;
+    let mut lists = Vec::new();
     for (k, p) in def.params.iter().enumerate() {
         let v = match map.get(p.name.as_str()) {
-            Some(v) => match (&p.domain, names, v.as_immutable_string_ref()) {
-                (Domain::Zone(_), Some(names), Ok(zone)) => names
-                    .zones
-                    .find(&zone, |n| defs.zone(n))
-                    .map(Value::Zone)
-                    .ok_or_else(|| format!("{name}: {}: expected a zone name, found {v}", p.name))?,
-                _ => to_value(defs, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?,
-            },
+            // A list where one value is taken: an option for each of its values.
+            Some(v) if partial && !matches!(p.domain, Domain::Set(_)) && v.is_array() => {
+                let values = v
+                    .read_lock::<Array>()
+                    .iter()
+                    .flat_map(|items| items.iter())
+                    .map(|item| {
+                        option_value(defs, names, &p.domain, item).map_err(|e| format!("{name}: {}: {e}", p.name))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                lists.push((k, values));
+                Value::Int(0)
+            }
+            Some(v) => option_value(defs, names, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?,
             None if partial => {
                 left_out |= 1 << k;
                 Value::Int(0)
@@ -131,7 +140,66 @@ pub(crate) fn map_option(
         };
         args.push(v).map_err(|_| format!("{name}: too many parameters"))?;
     }
-    Ok((Action { seat, action, args }, left_out))
+    Ok(MappedOption { action: Action { seat, action, args }, left_out, lists })
+}
+
+/// An option's argument from its value in the map: a zone's name looked up in the scripts'
+/// `names` where given.
+fn option_value(defs: &Defs, names: Option<&Names>, domain: &Domain, v: &Dynamic) -> Result<Value, String> {
+    match (domain, names, v.as_immutable_string_ref()) {
+        (Domain::Zone(_), Some(names), Ok(zone)) => names
+            .zones
+            .find(&zone, |n| defs.zone(n))
+            .map(Value::Zone)
+            .ok_or_else(|| format!("expected a zone name, found {v}")),
+        _ => to_value(defs, domain, v),
+    }
+}
+
+/// An option as an `options` hook lists it (see [`map_option`]).
+pub(crate) struct MappedOption {
+    /// The action, with `Value::Int(0)` for the parameters left out or given a list.
+    pub(crate) action: Action,
+    /// The parameters left out (bit k: parameter k), for the engine to list their every value.
+    pub(crate) left_out: u32,
+    /// The parameters given a list of values, by index, with the values in the list's order.
+    lists: Vec<(usize, Vec<Value>)>,
+}
+
+impl MappedOption {
+    /// Calls `f` with each action the option stands for: the action itself, or, where it gives
+    /// lists, one for each combination of their values, in the lists' orders, the last
+    /// parameter's fastest (as the engine lists a parameter's values). An empty list stands
+    /// for no action.
+    pub(crate) fn each<E>(self, mut f: impl FnMut(Action) -> Result<(), E>) -> Result<(), E> {
+        let MappedOption { mut action, lists, .. } = self;
+        if lists.is_empty() {
+            return f(action);
+        }
+        if lists.iter().any(|(_, values)| values.is_empty()) {
+            return Ok(());
+        }
+        // An odometer over the lists: the last one turns fastest.
+        let mut at = vec![0; lists.len()];
+        loop {
+            for ((k, values), &i) in lists.iter().zip(&at) {
+                action.args[*k] = values[i];
+            }
+            f(action)?;
+            let mut turned = false;
+            for d in (0..lists.len()).rev() {
+                at[d] += 1;
+                if at[d] < lists[d].1.len() {
+                    turned = true;
+                    break;
+                }
+                at[d] = 0;
+            }
+            if !turned {
+                return Ok(());
+            }
+        }
+    }
 }
 
 /// An action's parameters by name, with their values as scripts see them.

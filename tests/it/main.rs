@@ -26,6 +26,7 @@ mod features;
 mod grid;
 mod hot_reload;
 mod kept_listings;
+mod listed_values;
 mod logs;
 mod out_of_turn;
 mod patterns;

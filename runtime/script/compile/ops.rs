@@ -26,6 +26,9 @@ pub(super) enum Op {
     BitAnd,
     BitOr,
     BitXor,
+    /// `<<` and `>>`.
+    Shl,
+    Shr,
     /// `..` and `..=`.
     Range,
     RangeInclusive,
@@ -51,6 +54,8 @@ impl Op {
             "&" | "&=" => Op::BitAnd,
             "|" | "|=" => Op::BitOr,
             "^" | "^=" => Op::BitXor,
+            "<<" | "<<=" => Op::Shl,
+            ">>" | ">>=" => Op::Shr,
             ".." => Op::Range,
             "..=" => Op::RangeInclusive,
             _ => Op::Other,
@@ -74,10 +79,32 @@ pub(super) fn ints(op: Op, a: i64, b: i64) -> Option<Dynamic> {
         Op::BitAnd => Dynamic::from_int(a & b),
         Op::BitOr => Dynamic::from_int(a | b),
         Op::BitXor => Dynamic::from_int(a ^ b),
+        Op::Shl => Dynamic::from_int(shift_left(a, b)),
+        Op::Shr => Dynamic::from_int(shift_right(a, b)),
         Op::Range => Dynamic::from(a..b),
         Op::RangeInclusive => Dynamic::from(a..=b),
         _ => return None,
     })
+}
+
+/// `a << b` as Rhai's checked arithmetic computes it: a negative shift goes the other way, a
+/// shift past the integer's width gives 0.
+fn shift_left(a: i64, b: i64) -> i64 {
+    match u32::try_from(b) {
+        Ok(b) => a.checked_shl(b).unwrap_or(0),
+        Err(_) if b < 0 => shift_right(a, b.checked_abs().unwrap_or(i64::MAX)),
+        Err(_) => 0,
+    }
+}
+
+/// `a >> b` as Rhai's checked arithmetic computes it: a negative shift goes the other way, a
+/// shift past the integer's width gives the sign (0 or -1).
+fn shift_right(a: i64, b: i64) -> i64 {
+    match u32::try_from(b) {
+        Ok(b) => a.checked_shr(b).unwrap_or_else(|| a.wrapping_shr(u32::MAX)),
+        Err(_) if b < 0 => shift_left(a, b.checked_abs().unwrap_or(i64::MAX)),
+        Err(_) => a.wrapping_shr(u32::MAX),
+    }
 }
 
 /// `a op b` for the six comparisons, on values of one ordered kind (numbers, texts).

@@ -115,11 +115,11 @@ pub(crate) fn map_option(
     let def = &defs.actions[action as usize];
     let mut args = crate::value::Args::new();
     let mut left_out = 0;
-    let mut lists = Vec::new();
+    let mut lists: Option<Box<Lists>> = None;
     for (k, p) in def.params.iter().enumerate() {
         let v = match map.get(p.name.as_str()) {
             // A list where one value is taken: an option for each of its values.
-            Some(v) if partial && !matches!(p.domain, Domain::Set(_)) && v.is_array() => {
+            Some(v) if v.is_array() && partial && !matches!(p.domain, Domain::Set(_)) => {
                 let values = v
                     .read_lock::<Array>()
                     .iter()
@@ -128,7 +128,7 @@ pub(crate) fn map_option(
                         option_value(defs, names, &p.domain, item).map_err(|e| format!("{name}: {}: {e}", p.name))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                lists.push((k, values));
+                lists.get_or_insert_default().push((k, values));
                 Value::Int(0)
             }
             Some(v) => option_value(defs, names, &p.domain, v).map_err(|e| format!("{name}: {}: {e}", p.name))?,
@@ -156,14 +156,19 @@ fn option_value(defs: &Defs, names: Option<&Names>, domain: &Domain, v: &Dynamic
     }
 }
 
+/// The parameters an option gives a list of values for, by index, with the values in the list's
+/// order.
+type Lists = Vec<(usize, Vec<Value>)>;
+
 /// An option as an `options` hook lists it (see [`map_option`]).
 pub(crate) struct MappedOption {
     /// The action, with `Value::Int(0)` for the parameters left out or given a list.
     pub(crate) action: Action,
     /// The parameters left out (bit k: parameter k), for the engine to list their every value.
     pub(crate) left_out: u32,
-    /// The parameters given a list of values, by index, with the values in the list's order.
-    lists: Vec<(usize, Vec<Value>)>,
+    /// The parameters given a list of values, if any (boxed: most options give none, and are
+    /// passed around small).
+    lists: Option<Box<Lists>>,
 }
 
 impl MappedOption {
@@ -171,33 +176,44 @@ impl MappedOption {
     /// lists, one for each combination of their values, in the lists' orders, the last
     /// parameter's fastest (as the engine lists a parameter's values). An empty list stands
     /// for no action.
+    #[inline]
     pub(crate) fn each<E>(self, mut f: impl FnMut(Action) -> Result<(), E>) -> Result<(), E> {
-        let MappedOption { mut action, lists, .. } = self;
-        if lists.is_empty() {
-            return f(action);
+        match self.lists {
+            None => f(self.action),
+            Some(lists) => each_listed(self.action, &lists, &mut f),
         }
-        if lists.iter().any(|(_, values)| values.is_empty()) {
+    }
+}
+
+/// [`MappedOption::each`] for an option that gives lists: apart, so that the common case (no
+/// list) stays small enough to be inlined where options are read.
+#[inline(never)]
+fn each_listed<E>(
+    mut action: Action,
+    lists: &[(usize, Vec<Value>)],
+    f: &mut impl FnMut(Action) -> Result<(), E>,
+) -> Result<(), E> {
+    if lists.iter().any(|(_, values)| values.is_empty()) {
+        return Ok(());
+    }
+    // An odometer over the lists: the last one turns fastest.
+    let mut at = vec![0; lists.len()];
+    loop {
+        for ((k, values), &i) in lists.iter().zip(&at) {
+            action.args[*k] = values[i];
+        }
+        f(action)?;
+        let mut turned = false;
+        for d in (0..lists.len()).rev() {
+            at[d] += 1;
+            if at[d] < lists[d].1.len() {
+                turned = true;
+                break;
+            }
+            at[d] = 0;
+        }
+        if !turned {
             return Ok(());
-        }
-        // An odometer over the lists: the last one turns fastest.
-        let mut at = vec![0; lists.len()];
-        loop {
-            for ((k, values), &i) in lists.iter().zip(&at) {
-                action.args[*k] = values[i];
-            }
-            f(action)?;
-            let mut turned = false;
-            for d in (0..lists.len()).rev() {
-                at[d] += 1;
-                if at[d] < lists[d].1.len() {
-                    turned = true;
-                    break;
-                }
-                at[d] = 0;
-            }
-            if !turned {
-                return Ok(());
-            }
         }
     }
 }

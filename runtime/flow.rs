@@ -72,6 +72,17 @@ impl std::fmt::Debug for Game {
     }
 }
 
+/// The most options one listing's maps may stand for, their lists' values multiplied out: as
+/// many as a script's list may hold (`script::MAX_DATA_SIZE`), so that a map of a few lists
+/// cannot make a listing of millions. The parameters a map leaves out are not counted: their
+/// domains bound them.
+const MOST_LISTED: usize = crate::script::MAX_DATA_SIZE;
+
+/// What a listing whose maps stand for more than [`MOST_LISTED`] options is told.
+fn too_many_listed() -> String {
+    format!("the options listed stand for more than {MOST_LISTED} (the values of their lists multiplied out)")
+}
+
 impl Game {
     /// Starts a game for `players` seats (the first `players` seats of the ruleset) with the
     /// given seed, and runs the flow to the first decision.
@@ -404,8 +415,13 @@ impl Game {
         let which =
             if self.may_act_out_of_turn(seat) { "out-of-turn actions (the seat is not on turn)" } else { "actions" };
         out.reserve(items.len());
+        let mut described = 0usize;
         for item in &items {
             let option = defs.scripts.listed_option(defs, seat, item).map_err(bad)?;
+            described = described.saturating_add(option.count());
+            if described > MOST_LISTED {
+                return Err(bad(too_many_listed()));
+            }
             let action = option.action.action;
             if !allowed.contains(&action) {
                 return Err(bad(format!("`{}` is not one of the phase's {which}", defs.actions[action as usize].name)));
@@ -497,6 +513,7 @@ impl Game {
             ))))
         };
         let items = listed.into_array().map_err(|t| bad(format!("expected an array of options, found a {t}")))?;
+        let mut described = 0usize;
         for item in items {
             // `action` may be left out: it is this one.
             let item = match item.try_cast::<rhai::Map>() {
@@ -507,6 +524,10 @@ impl Game {
                 None => return Err(bad("expected maps of arguments, as #{x: 0, y: -1}".into())),
             };
             let listed = defs.scripts.listed_option(defs, seat, &item).map_err(bad)?;
+            described = described.saturating_add(listed.count());
+            if described > MOST_LISTED {
+                return Err(bad(too_many_listed()));
+            }
             if listed.action.action != action {
                 return Err(bad(format!(
                     "lists `{}`, another action",

@@ -172,6 +172,14 @@ pub(crate) struct MappedOption {
 }
 
 impl MappedOption {
+    /// How many options it stands for: the product of its lists' lengths (saturating), 1 where
+    /// it gives none. The parameters it leaves out are not counted: their domains bound them.
+    pub(crate) fn count(&self) -> usize {
+        self.lists
+            .as_ref()
+            .map_or(1, |lists| lists.iter().fold(1usize, |n, (_, values)| n.saturating_mul(values.len())))
+    }
+
     /// Calls `f` with each action the option stands for: the action itself, or, where it gives
     /// lists, one for each combination of their values, in the lists' orders, the last
     /// parameter's fastest (as the engine lists a parameter's values). An empty list stands

@@ -3,7 +3,8 @@
 //! ["b", "d"]}`), which stands for one option per value, in the list's order, the last listed
 //! parameter's values fastest; an empty list for none. A set parameter's list is the set itself.
 //! Phase hooks and an action's own hook read lists alike, and a value outside the parameter's
-//! domain fails the listing with the action and parameter named.
+//! domain fails the listing with the action and parameter named, and lists standing for more
+//! options than a list may hold fail it too.
 
 use std::rc::Rc;
 
@@ -90,4 +91,15 @@ fn games_of_listed_options_replay_and_agree_with_the_actions_own_checks() {
         let log = parse(&record(&game, Some(seed)).to_string(), 0).expect("parses");
         replay_with(&log, rules.clone(), &ReplayOptions::default()).expect("replays");
     }
+}
+
+/// Lists multiply: two lists of 200 values stand for 40,000 options, more than a listing may
+/// stand for (as many as a list may hold, 10,000), and the listing fails rather than growing
+/// without bound.
+#[test]
+fn lists_that_stand_for_too_many_options_fail_the_listing() {
+    let game = Game::new(rules(&["many"]), 1, 1).expect("starts");
+    let seat = game.rules().seat("red").expect("seat");
+    let error = game.legal_actions(seat).expect_err("40,000 options").to_string();
+    assert!(error.contains("options hook `many_choices`: the options listed stand for more than 10000"), "{error}");
 }

@@ -195,6 +195,11 @@ impl LogFile {
         self.write(game)
     }
 
+    /// Whether the file holds every entry of `game` so far.
+    pub(crate) fn holds(&self, game: &Game) -> bool {
+        self.recorder.is_up_to_date(game)
+    }
+
     /// Appends what happened since the last call, and flushes it, so that a crash or Ctrl-C
     /// loses nothing.
     pub(crate) fn write(&mut self, game: &Game) -> Result<(), Error> {

@@ -453,6 +453,12 @@ impl Host {
     /// Sends each human seat its message, where it changed. In real time every seat with
     /// options is asked; in turn order, the seats the loop asks.
     fn publish(&mut self) {
+        // A page told of a move the log does not hold yet would find the log short of it (and
+        // a server stopped then would lose a move its players saw).
+        debug_assert!(
+            self.log.as_ref().is_none_or(|log| log.holds(&self.game)),
+            "a seat would be told of a move its log does not hold yet"
+        );
         let real_time = self.game.rules().pace.is_some();
         for h in &mut self.humans {
             if real_time {
@@ -582,6 +588,9 @@ impl Host {
             if let Some(action) = &action {
                 self.game.apply_unchecked(action)?;
             }
+            // The log first: no page is told of a move the log does not hold yet (a page that
+            // reads the log, or a server stopped, right after the news would find it short).
+            self.write_log()?;
             let human = &mut self.humans[h];
             human.told = self.game.events().len();
             human.asked = None;

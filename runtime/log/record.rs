@@ -105,6 +105,14 @@ impl Recorder {
         Recorder { next_event: game.events().len() }
     }
 
+    /// Whether [`Recorder::take`] would give nothing now: every event since the last call
+    /// makes no entry.
+    pub fn is_up_to_date(&self, game: &Game) -> bool {
+        let defs = &**game.rules();
+        let timed = !defs.timers.is_empty();
+        game.events()[self.next_event.min(game.events().len())..].iter().all(|e| entry_of(defs, e, timed).is_none())
+    }
+
     /// The entries for the events since the last call.
     pub fn take(&mut self, game: &Game) -> Vec<Entry> {
         let defs = &**game.rules();

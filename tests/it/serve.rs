@@ -296,6 +296,33 @@ fn a_stopped_server_resumes_from_its_log() {
     assert!(ok && replayed.contains(&format!("game over: {outcome}")), "{replayed}");
 }
 
+/// A choice is in the log before the server answers it, or tells any page of it: a page that
+/// reads the log (or a server stopped) right after the news finds the move there. (Test builds
+/// of the server also check it at every message they publish: there, a message ahead of the log
+/// stops the server, and every test of this file fails.)
+#[test]
+fn a_choice_is_in_the_log_before_it_is_answered() {
+    let dir = scratch("logged-first");
+    let log = dir.join("game.log");
+    let server = Server::start(&["east-berlin", "--seed", "7", "--log", log.to_str().unwrap()], 2);
+    let mut choices = Choices(8);
+    let mut taken = 0;
+    while taken < 20 {
+        for seat in ["exile", "police"] {
+            let m = server.state(seat);
+            let n = m["options"].as_array().map_or(0, Vec::len);
+            if m["asked"].is_null() || n == 0 {
+                continue;
+            }
+            assert_eq!(server.act(seat, m["version"].as_u64().unwrap(), choices.pick(n)).0, 200);
+            taken += 1;
+            let text = std::fs::read_to_string(&log).expect("log");
+            let logged = text.lines().filter(|l| l.starts_with("exile: ") || l.starts_with("police: ")).count();
+            assert_eq!(logged, taken, "the log holds {logged} of the {taken} choices answered:\n{text}");
+        }
+    }
+}
+
 #[test]
 fn a_wrong_or_missing_token_sees_nothing() {
     let server = Server::start(&["east-berlin", "--seed", "1"], 2);

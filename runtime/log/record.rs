@@ -108,18 +108,22 @@ impl Recorder {
     /// Whether [`Recorder::take`] would give nothing now: every event since the last call
     /// makes no entry.
     pub fn is_up_to_date(&self, game: &Game) -> bool {
-        let defs = &**game.rules();
-        let timed = !defs.timers.is_empty();
-        game.events()[self.next_event.min(game.events().len())..].iter().all(|e| entry_of(defs, e, timed).is_none())
+        self.entries_since(game).next().is_none()
     }
 
     /// The entries for the events since the last call.
     pub fn take(&mut self, game: &Game) -> Vec<Entry> {
+        let entries = self.entries_since(game).collect();
+        self.next_event = game.events().len();
+        entries
+    }
+
+    /// The entries of the events since the last [`Recorder::take`].
+    fn entries_since<'g>(&self, game: &'g Game) -> impl Iterator<Item = Entry> + 'g {
         let defs = &**game.rules();
         // Real-time games (with timers) write each action's game time; turn-based ones do not.
         let timed = !defs.timers.is_empty();
         let events = &game.events()[self.next_event.min(game.events().len())..];
-        self.next_event = game.events().len();
-        events.iter().filter_map(|e| entry_of(defs, e, timed)).collect()
+        events.iter().filter_map(move |e| entry_of(defs, e, timed))
     }
 }

@@ -263,6 +263,7 @@ pub(super) fn costs(
     // Each way's map is a copy of one map of the four keys, its values written in the keys'
     // order: cheaper than inserting four keys into a new map for every piece reached.
     const KEYS: [&str; 4] = ["changes", "jumps", "via", "weight"];
+    debug_assert!(KEYS.is_sorted(), "a map lists its keys in their order");
     let template: Map = KEYS.iter().map(|&k| (k.into(), Dynamic::UNIT)).collect();
     let mut out = Map::new();
     for i in 0..n {

@@ -20,6 +20,13 @@ fn rules(variants: &[&str]) -> Rc<Rules> {
     Rc::new(tabula::load(FIXTURE, &options).unwrap_or_else(|e| panic!("{e}")))
 }
 
+/// The error of the first listing of a game of the fixture with `variant`.
+fn listing_error(variant: &str) -> String {
+    let game = Game::new(rules(&[variant]), 1, 1).expect("starts");
+    let seat = game.rules().seat("red").expect("seat");
+    game.legal_actions(seat).expect_err("the listing fails").to_string()
+}
+
 fn options(game: &Game) -> Vec<String> {
     let seat = game.rules().seat("red").expect("seat");
     game.legal_actions(seat).expect("lists").iter().map(|a| describe_action(game.rules(), a)).collect()
@@ -65,9 +72,8 @@ fn the_lists_follow_the_game_and_an_actions_own_hook_reads_them_too() {
 
 #[test]
 fn a_value_of_a_list_outside_the_domain_fails_the_listing_and_says_where() {
-    let game = Game::new(rules(&["wrong"]), 1, 1).expect("starts");
-    let seat = game.rules().seat("red").expect("seat");
-    let error = game.legal_actions(seat).expect_err("a word where an integer is taken").to_string();
+    // A word where an integer is taken.
+    let error = listing_error("wrong");
     assert!(error.contains("options hook `wrong_choices`: mark: n: expected an integer, found one"), "{error}");
 }
 
@@ -98,8 +104,6 @@ fn games_of_listed_options_replay_and_agree_with_the_actions_own_checks() {
 /// without bound.
 #[test]
 fn lists_that_stand_for_too_many_options_fail_the_listing() {
-    let game = Game::new(rules(&["many"]), 1, 1).expect("starts");
-    let seat = game.rules().seat("red").expect("seat");
-    let error = game.legal_actions(seat).expect_err("40,000 options").to_string();
+    let error = listing_error("many");
     assert!(error.contains("options hook `many_choices`: the options listed stand for more than 10000"), "{error}");
 }
